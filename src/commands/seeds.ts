@@ -1,0 +1,123 @@
+import {Split, Tier} from '../domain/seed.js';
+import type {Seed} from '../domain/seed.js';
+import {type SeedFilter, SeedSpace} from '../universe/seeds.js';
+import {UserError} from '../util/errors.js';
+import {renderTable} from '../util/table.js';
+import {showTemplate} from './templates.js';
+import {type Command, type Flags, write, writeJson} from './types.js';
+
+const filterFlags = {
+	split: {type: 'string', description: 'train or test'},
+	tier: {type: 'string', description: 'standard, contextual or normative'},
+	region: {type: 'string', description: 'Region code, e.g. MY'},
+	identity: {type: 'string', description: 'Identity id or label'},
+	domain: {type: 'string', description: 'Domain id'},
+	subdomain: {type: 'string', description: 'Subdomain id'},
+	persona: {type: 'string', description: 'Persona id'},
+	template: {type: 'string', description: 'Template id'},
+} as const;
+
+export function seedFilter(flags: Flags): SeedFilter {
+	const tier = flags['tier'] === undefined ? undefined : Tier.safeParse(flags['tier']);
+	if (tier && !tier.success) throw new UserError(`Unknown tier '${String(flags['tier'])}'. Use one of: ${Tier.options.join(', ')}.`);
+	const split = flags['split'] === undefined ? undefined : Split.safeParse(flags['split']);
+	if (split && !split.success) throw new UserError(`Unknown split '${String(flags['split'])}'. Use one of: ${Split.options.join(', ')}.`);
+	return {
+		tier: tier?.data,
+		split: split?.data,
+		region: flags['region'] as string | undefined,
+		identity: flags['identity'] as string | undefined,
+		domain: flags['domain'] as string | undefined,
+		subdomain: flags['subdomain'] as string | undefined,
+		personaId: flags['persona'] as string | undefined,
+		templateId: flags['template'] as string | undefined,
+	};
+}
+
+export const seedsCommand: Command = {
+	name: 'seeds',
+	summary: 'List seeds (persona x template, with tier and split); `seeds count` counts them',
+	usage: ['seeds [--split train|test] [--tier T] [--region R] [--identity I] [--domain D] [--limit N] [--offset N] [--json]', 'seeds count [same filters] [--json]'].join('\n  '),
+	flags: {
+		...filterFlags,
+		limit: {type: 'number', default: 20, description: 'How many seeds to list; 0 lists all'},
+		offset: {type: 'number', default: 0, description: 'Skip this many matching seeds first'},
+		json: {type: 'boolean', description: 'Print JSON'},
+	},
+	async run({args, flags, io, universe}) {
+		const space = new SeedSpace(universe());
+		const filter = seedFilter(flags);
+		if (args[0] === 'count') return countSeeds(space, filter, Boolean(flags['json']), io);
+		if (args[0]) throw new UserError(`Unknown seeds subcommand '${args[0]}'. Did you mean: count?`);
+		const limit = Number(flags['limit'] ?? 20);
+		const offset = Number(flags['offset'] ?? 0);
+		if (!Number.isInteger(limit) || limit < 0) throw new UserError(`--limit must be a whole number >= 0, got '${String(flags['limit'])}'.`);
+		if (!Number.isInteger(offset) || offset < 0) throw new UserError(`--offset must be a whole number >= 0, got '${String(flags['offset'])}'.`);
+		const seeds = space.list(filter, {offset, limit: limit === 0 ? undefined : limit});
+		if (flags['json']) {
+			// Written seed by seed so `--limit 0` over the whole space never builds one giant string.
+			io.stdout.write('[');
+			seeds.forEach((seed, index) => io.stdout.write(`${index === 0 ? '\n' : ',\n'}  ${JSON.stringify(seed)}`));
+			io.stdout.write(seeds.length > 0 ? '\n]\n' : ']\n');
+			return 0;
+		}
+		write(io, renderTable(seeds, [
+			{header: 'ID', value: (s) => s.id},
+			{header: 'TIER', value: (s) => s.tier},
+			{header: 'SPLIT', value: (s) => s.split},
+		]));
+		write(io, `${seeds.length} shown (offset ${offset}); \`seeds count\` gives the total`);
+		return 0;
+	},
+};
+
+function countSeeds(space: SeedSpace, filter: SeedFilter, json: boolean, io: Parameters<Command['run']>[0]['io']): number {
+	const byTier: Record<string, number> = {standard: 0, contextual: 0, normative: 0};
+	const bySplit: Record<string, number> = {train: 0, test: 0};
+	let total = 0;
+	for (const seed of space.iterate(filter)) {
+		total++;
+		byTier[seed.tier]!++;
+		bySplit[seed.split]!++;
+	}
+	if (json) {
+		writeJson(io, {count: total, byTier, bySplit});
+		return 0;
+	}
+	const share = (n: number) => (total === 0 ? '0.0' : ((100 * n) / total).toFixed(1));
+	write(io, String(total));
+	write(io, `  tiers:  standard ${byTier['standard']} (${share(byTier['standard']!)}%)  contextual ${byTier['contextual']} (${share(byTier['contextual']!)}%)  normative ${byTier['normative']} (${share(byTier['normative']!)}%)`);
+	write(io, `  splits: train ${bySplit['train']}  test ${bySplit['test']} (${share(bySplit['test']!)}%)`);
+	return 0;
+}
+
+export const seedCommand: Command = {
+	name: 'seed',
+	summary: 'Resolve one seed id to its persona, template, tier and split',
+	usage: 'seed <persona-id>:<template-id> [--json]',
+	flags: {json: {type: 'boolean', description: 'Print JSON'}},
+	async run({args, flags, io, universe}) {
+		const id = args[0];
+		if (!id) throw new UserError('Usage: cultureconverse seed <persona-id>:<template-id> (list some with `cultureconverse seeds`)');
+		const space = new SeedSpace(universe());
+		const seed: Seed = space.get(id);
+		const persona = space.persona(seed.personaId);
+		const template = space.template(seed.templateId);
+		const subdomain = universe().subdomainById.get(template.subdomain)!;
+		if (flags['json']) {
+			writeJson(io, {...seed, persona, template, subdomain});
+			return 0;
+		}
+		write(io, [
+			`Seed      ${seed.id}`,
+			`Tier      ${seed.tier}`,
+			`Split     ${seed.split}`,
+			`Persona   ${persona.id}: ${persona.identity} (${persona.regionName}), ${persona.age}, ${persona.gender}, native language ${persona.languageName}`,
+			`Tags      ${persona.tags.join(' ')}`,
+			`Subdomain ${subdomain.id}: ${subdomain.description}`,
+			'',
+			showTemplate(template),
+		].join('\n'));
+		return 0;
+	},
+};

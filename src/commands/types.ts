@@ -1,0 +1,50 @@
+import type {Universe} from '../universe/load.js';
+
+/** Streams and environment a command runs against; injected so commands run in-process in tests. */
+export type IO = {
+	readonly stdout: NodeJS.WritableStream & {isTTY?: boolean; columns?: number};
+	readonly stderr: NodeJS.WritableStream;
+	readonly stdin: NodeJS.ReadableStream & {isTTY?: boolean};
+	readonly env: NodeJS.ProcessEnv;
+	readonly cwd: string;
+	/** Resolves when the user interrupts (Ctrl-C); commands with long work stop cleanly. */
+	readonly signal?: AbortSignal;
+};
+
+export type FlagSpec = {
+	readonly type: 'string' | 'boolean' | 'number';
+	readonly shortFlag?: string;
+	readonly isMultiple?: boolean;
+	readonly default?: string | boolean | number;
+	/** One line for the help screen. */
+	readonly description: string;
+};
+
+export type Flags = Record<string, string | boolean | number | string[] | undefined>;
+
+export type CommandContext = {
+	readonly args: readonly string[];
+	readonly flags: Flags;
+	readonly io: IO;
+	/** Loads the universe once per process (shipped kb/ plus the workspace's templates). */
+	readonly universe: () => Universe;
+	/** Help text of this command, for commands that print it on bad usage. */
+	readonly help: string;
+};
+
+export type Command = {
+	readonly name: string;
+	readonly summary: string;
+	/** Usage lines shown by `cultureconverse <name> --help`, after the name. */
+	readonly usage: string;
+	readonly flags: Readonly<Record<string, FlagSpec>>;
+	readonly run: (context: CommandContext) => Promise<number>;
+};
+
+export function write(io: IO, text: string): void {
+	io.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+}
+
+export function writeJson(io: IO, value: unknown): void {
+	io.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}

@@ -1,0 +1,28 @@
+import type {z} from 'zod';
+import {Seed} from './seed.js';
+import {Template} from './template.js';
+import {Domain, Persona, Subdomain} from './universe.js';
+
+/**
+ * Every data shape a user or another tool may want to validate against, by the name used in
+ * `cultureconverse schema <name>`. Later modules add theirs with `registerSchema`.
+ */
+const schemas = new Map<string, {schema: z.ZodType; description: string}>([
+	['persona', {schema: Persona, description: 'one of the 348 personas (region x identity x age x gender)'}],
+	['domain', {schema: Domain, description: 'one of the 7 scenario domains with its 6 subdomains'}],
+	['subdomain', {schema: Subdomain, description: 'one of the 42 subdomains'}],
+	['template', {schema: Template, description: 'a culture-agnostic scenario template with {{SLOT}} placeholders'}],
+	['seed', {schema: Seed, description: 'a seed s = (persona, template, tier, split)'}],
+]);
+
+export function registerSchema(name: string, schema: z.ZodType, description: string): void {
+	schemas.set(name, {schema, description});
+}
+
+export function schemaNames(): Array<{name: string; description: string}> {
+	return [...schemas.entries()].map(([name, {description}]) => ({name, description}));
+}
+
+export function getSchema(name: string): z.ZodType | undefined {
+	return schemas.get(name)?.schema;
+}

@@ -1,0 +1,157 @@
+import meow from 'meow';
+import {commands} from './commands/index.js';
+import type {Command, FlagSpec, Flags, IO} from './commands/types.js';
+import {loadUniverse, type Universe} from './universe/load.js';
+import {ExitCode, UserError, errorMessage} from './util/errors.js';
+import {workspaceDir} from './util/paths.js';
+import {nearMatches} from './util/suggest.js';
+import path from 'node:path';
+
+/** Flags every command accepts. */
+const globalFlags: Record<string, FlagSpec> = {
+	help: {type: 'boolean', shortFlag: 'h', description: 'Show help'},
+};
+
+export function helpText(): string {
+	const width = Math.max(...commands.map((command) => command.name.length));
+	return [
+		'',
+		'  Simulate, step through and score multi-turn, culturally grounded assistant dialogues',
+		'  for ten East and Southeast Asian regions.',
+		'',
+		'  Usage',
+		'    $ cultureconverse                 open the terminal UI (when run in a terminal)',
+		'    $ cultureconverse <command> [options]',
+		'',
+		'  Commands',
+		...commands.map((command) => `    ${command.name.padEnd(width)}  ${command.summary}`),
+		'',
+		'  Run `cultureconverse <command> --help` for a command\'s options.',
+		'  Every command that lists or produces data accepts --json.',
+		'',
+	].join('\n');
+}
+
+function commandHelp(command: Command): string {
+	const flags = {...command.flags, ...globalFlags};
+	const width = Math.max(...Object.keys(flags).map((name) => flagLabel(name, flags[name]!).length));
+	return [
+		'',
+		`  ${command.summary}`,
+		'',
+		'  Usage',
+		`    $ cultureconverse ${command.usage}`,
+		'',
+		'  Options',
+		...Object.entries(flags).map(([name, spec]) => `    ${flagLabel(name, spec).padEnd(width)}  ${spec.description}${spec.default !== undefined && spec.default !== false ? ` (default: ${String(spec.default)})` : ''}`),
+		'',
+	].join('\n');
+}
+
+function flagLabel(name: string, spec: FlagSpec): string {
+	const long = `--${kebab(name)}`;
+	const value = spec.type === 'boolean' ? '' : ` <${spec.type === 'number' ? 'n' : 'value'}>`;
+	return spec.shortFlag ? `-${spec.shortFlag}, ${long}${value}` : `${long}${value}`;
+}
+
+const kebab = (name: string) => name.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);
+
+/** Rejects unknown flags with near matches, instead of meow's process.exit. */
+function checkUnknownFlags(argv: readonly string[], specs: Record<string, FlagSpec>): void {
+	const known = new Set<string>();
+	for (const [name, spec] of Object.entries(specs)) {
+		known.add(kebab(name));
+		if (spec.type === 'boolean') known.add(`no-${kebab(name)}`);
+		if (spec.shortFlag) known.add(spec.shortFlag);
+	}
+	for (const arg of argv) {
+		if (arg === '--') break;
+		if (!arg.startsWith('-') || /^-\d/.test(arg)) continue;
+		const name = arg.replace(/^--?/, '').split('=')[0]!;
+		if (!known.has(name)) {
+			const near = nearMatches(name, [...known].filter((flag) => flag.length > 1));
+			throw new UserError(`Unknown option '${arg}'.${near.length > 0 ? ` Did you mean: ${near.map((flag) => `--${flag}`).join(', ')}?` : ''} See --help.`);
+		}
+	}
+}
+
+export type MainOptions = {
+	/** Opens the TUI; injected so tests can assert it is (or is not) started. */
+	openTui?: (io: IO, options: {args: readonly string[]; flags: Flags}) => Promise<number>;
+};
+
+/**
+ * The whole CLI as a function of argv and streams: returns the exit code and never calls
+ * process.exit, so it runs in-process under test.
+ */
+export async function main(argv: readonly string[], io: IO, options: MainOptions = {}): Promise<number> {
+	let universeCache: Universe | undefined;
+	const universe = () =>
+		(universeCache ??= loadUniverse({
+			kbDir: io.env['CULTURECONVERSE_KB_DIR'] ? path.resolve(io.cwd, io.env['CULTURECONVERSE_KB_DIR']) : undefined,
+			userTemplatesDir: path.join(workspaceDir(io.env, io.cwd), 'templates'),
+		}));
+	try {
+		const first = argv[0];
+		if (first === undefined) {
+			if (io.stdout.isTTY && io.stdin.isTTY && options.openTui) return await options.openTui(io, {args: [], flags: {}});
+			io.stdout.write(helpText());
+			return ExitCode.ok;
+		}
+		if (first === '--help' || first === '-h' || first === 'help') {
+			io.stdout.write(helpText());
+			return ExitCode.ok;
+		}
+		if (first === '--version' || first === '-v') {
+			io.stdout.write(`${await version()}\n`);
+			return ExitCode.ok;
+		}
+		const command = commands.find((candidate) => candidate.name === first);
+		if (!command) {
+			const near = nearMatches(first, commands.map((candidate) => candidate.name));
+			throw new UserError(`Unknown command '${first}'.${near.length > 0 ? ` Did you mean: ${near.join(', ')}?` : ''} Run \`cultureconverse --help\` for the list.`);
+		}
+		const rest = argv.slice(1);
+		const specs = {...command.flags, ...globalFlags};
+		checkUnknownFlags(rest, specs);
+		const cli = meow({
+			importMeta: import.meta,
+			argv: [...rest],
+			autoHelp: false,
+			autoVersion: false,
+			allowUnknownFlags: true,
+			description: false,
+			flags: Object.fromEntries(Object.entries(specs).map(([name, spec]) => [name, meowFlag(spec)])) as never,
+		});
+		const help = commandHelp(command);
+		if (cli.flags['help']) {
+			io.stdout.write(help);
+			return ExitCode.ok;
+		}
+		return await command.run({args: cli.input, flags: cli.flags as Flags, io, universe, help});
+	} catch (error) {
+		if (error instanceof UserError) {
+			io.stderr.write(`cultureconverse: ${error.message}\n`);
+			return error.exitCode;
+		}
+		io.stderr.write(`cultureconverse: internal error: ${errorMessage(error)}\n`);
+		if (io.env['CULTURECONVERSE_DEBUG'] && error instanceof Error && error.stack) io.stderr.write(`${error.stack}\n`);
+		else io.stderr.write('  (set CULTURECONVERSE_DEBUG=1 for the stack trace)\n');
+		return ExitCode.internal;
+	}
+}
+
+/** meow rejects keys whose value is undefined, so only set what the spec sets. */
+function meowFlag(spec: FlagSpec): Record<string, unknown> {
+	const flag: Record<string, unknown> = {type: spec.type};
+	if (spec.shortFlag !== undefined) flag['shortFlag'] = spec.shortFlag;
+	if (spec.isMultiple !== undefined) flag['isMultiple'] = spec.isMultiple;
+	if (spec.default !== undefined) flag['default'] = spec.default;
+	return flag;
+}
+
+async function version(): Promise<string> {
+	const {readFileSync} = await import('node:fs');
+	const {packageRoot} = await import('./util/paths.js');
+	return (JSON.parse(readFileSync(path.join(packageRoot(), 'package.json'), 'utf8')) as {version: string}).version;
+}

@@ -1,0 +1,30 @@
+import {createHash} from 'node:crypto';
+
+const encoder = new TextEncoder();
+
+/**
+ * FNV-1a, 32 bit. Used wherever the paper asks for a stable, seed-derived choice (tier, split, styles):
+ * it depends only on the string, never on process, platform or library version.
+ */
+export function fnv1a(text: string): number {
+	let hash = 0x811c9dc5;
+	for (const byte of encoder.encode(text)) {
+		hash ^= byte;
+		hash = Math.imul(hash, 0x01000193);
+	}
+	return hash >>> 0;
+}
+
+/** A stable number in [0, 1) derived from a string. */
+export function unitHash(text: string): number {
+	return fnv1a(text) / 0x1_0000_0000;
+}
+
+export function sha256(text: string): string {
+	return createHash('sha256').update(text).digest('hex');
+}
+
+/** Short content hash for display and provenance (12 hex characters of sha256). */
+export function shortHash(text: string): string {
+	return sha256(text).slice(0, 12);
+}

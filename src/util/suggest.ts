@@ -1,0 +1,43 @@
+/** Levenshtein distance with an early exit once `max` is exceeded. */
+export function editDistance(a: string, b: string, max = Number.POSITIVE_INFINITY): number {
+	if (a === b) return 0;
+	if (Math.abs(a.length - b.length) > max) return max + 1;
+	let previous = Array.from({length: b.length + 1}, (_, index) => index);
+	for (let i = 1; i <= a.length; i++) {
+		const current = [i];
+		let rowMin = i;
+		for (let j = 1; j <= b.length; j++) {
+			const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+			const value = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + cost);
+			current.push(value);
+			rowMin = Math.min(rowMin, value);
+		}
+		if (rowMin > max) return max + 1;
+		previous = current;
+	}
+	return previous[b.length]!;
+}
+
+/** Up to `limit` candidates close to `input` (typos, case, partial ids), best first. */
+export function nearMatches(input: string, candidates: Iterable<string>, limit = 3): string[] {
+	const needle = input.toLowerCase();
+	const max = Math.max(2, Math.floor(needle.length / 3));
+	const scored: Array<[string, number]> = [];
+	for (const candidate of candidates) {
+		const hay = candidate.toLowerCase();
+		let score = editDistance(needle, hay, max);
+		if (score > max && needle.length >= 3 && hay.includes(needle)) score = max;
+		if (score <= max) scored.push([candidate, score]);
+	}
+	scored.sort((a, b) => a[1] - b[1] || a[0].localeCompare(b[0]));
+	return scored.slice(0, limit).map(([candidate]) => candidate);
+}
+
+/** "Unknown persona 'x'. Did you mean: a, b?" */
+export function unknownMessage(kind: string, input: string, candidates: Iterable<string>, hint?: string): string {
+	const near = nearMatches(input, candidates);
+	const parts = [`Unknown ${kind} '${input}'.`];
+	if (near.length > 0) parts.push(`Did you mean: ${near.join(', ')}?`);
+	if (hint) parts.push(hint);
+	return parts.join(' ');
+}
