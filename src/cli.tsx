@@ -21,5 +21,5 @@ const io: IO = {
 
 process.exitCode = await main(process.argv.slice(2), io, {
 	// Loaded lazily so headless commands never parse React or Ink.
-	openTui: async (tuiIo, options) => (await import('./tui/launch.js')).launchTui(tuiIo, options),
+	openTui: async (tuiIo, request) => (await import('./tui/launch.js')).launchTui(tuiIo, request),
 });

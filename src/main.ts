@@ -1,6 +1,6 @@
 import meow from 'meow';
 import {commands} from './commands/index.js';
-import type {Command, FlagSpec, Flags, IO} from './commands/types.js';
+import type {Command, FlagSpec, Flags, IO, TuiRequest} from './commands/types.js';
 import {loadUniverse, type Universe} from './universe/load.js';
 import {ExitCode, UserError, errorMessage} from './util/errors.js';
 import {workspaceDir} from './util/paths.js';
@@ -77,7 +77,7 @@ function checkUnknownFlags(argv: readonly string[], specs: Record<string, FlagSp
 
 export type MainOptions = {
 	/** Opens the TUI; injected so tests can assert it is (or is not) started. */
-	openTui?: (io: IO, options: {args: readonly string[]; flags: Flags}) => Promise<number>;
+	openTui?: (io: IO, request: TuiRequest) => Promise<number>;
 };
 
 /**
@@ -94,7 +94,7 @@ export async function main(argv: readonly string[], io: IO, options: MainOptions
 	try {
 		const first = argv[0];
 		if (first === undefined) {
-			if (io.stdout.isTTY && io.stdin.isTTY && options.openTui) return await options.openTui(io, {args: [], flags: {}});
+			if (io.stdout.isTTY && io.stdin.isTTY && options.openTui) return await options.openTui(io, {kind: 'home', flags: {}});
 			io.stdout.write(helpText());
 			return ExitCode.ok;
 		}
@@ -128,7 +128,9 @@ export async function main(argv: readonly string[], io: IO, options: MainOptions
 			io.stdout.write(help);
 			return ExitCode.ok;
 		}
-		return await command.run({args: cli.input, flags: cli.flags as Flags, io, universe, help});
+		const openTui = options.openTui;
+		const tui = openTui && io.stdout.isTTY && io.stdin.isTTY ? (request: TuiRequest) => openTui(io, request) : undefined;
+		return await command.run({args: cli.input, flags: cli.flags as Flags, io, universe, help, tui});
 	} catch (error) {
 		if (error instanceof UserError) {
 			io.stderr.write(`cultureconverse: ${error.message}\n`);

@@ -1,16 +1,27 @@
 import {domainsCommand} from './domains.js';
+import {kbCommand} from './kb.js';
 import {personasCommand} from './personas.js';
+import {replayCommand} from './replay.js';
+import {runCommand} from './run.js';
 import {schemaCommand} from './schema.js';
 import {seedCommand, seedsCommand} from './seeds.js';
+import {sessionsCommand} from './sessions.js';
+import {blueprintCommand, shardsCommand} from './stages.js';
 import {templatesCommand} from './templates.js';
 import type {Command} from './types.js';
 
 /** Every command of the binary, in the order the help screen lists them. */
 export const commands: readonly Command[] = [
+	runCommand,
+	replayCommand,
+	sessionsCommand,
+	blueprintCommand,
+	shardsCommand,
 	personasCommand,
 	domainsCommand,
 	templatesCommand,
 	seedsCommand,
 	seedCommand,
+	kbCommand,
 	schemaCommand,
 ];

@@ -22,6 +22,12 @@ export type FlagSpec = {
 
 export type Flags = Record<string, string | boolean | number | string[] | undefined>;
 
+/** What the TUI should open with. */
+export type TuiRequest =
+	| {readonly kind: 'home'; readonly flags: Flags}
+	| {readonly kind: 'episode'; readonly flags: Flags}
+	| {readonly kind: 'replay'; readonly session: string; readonly flags: Flags};
+
 export type CommandContext = {
 	readonly args: readonly string[];
 	readonly flags: Flags;
@@ -30,6 +36,8 @@ export type CommandContext = {
 	readonly universe: () => Universe;
 	/** Help text of this command, for commands that print it on bad usage. */
 	readonly help: string;
+	/** Opens the TUI when stdin and stdout are terminals; undefined otherwise. */
+	readonly tui?: (request: TuiRequest) => Promise<number>;
 };
 
 export type Command = {

@@ -1,5 +1,9 @@
 import type {z} from 'zod';
+import {Blueprint, BlueprintDraft} from './blueprint.js';
+import {CulturalEntry, Evidence, TabooEntry} from './kb.js';
 import {Seed} from './seed.js';
+import {Session} from './session.js';
+import {ShardPlan} from './shards.js';
 import {Template} from './template.js';
 import {Domain, Persona, Subdomain} from './universe.js';
 
@@ -13,6 +17,13 @@ const schemas = new Map<string, {schema: z.ZodType; description: string}>([
 	['subdomain', {schema: Subdomain, description: 'one of the 42 subdomains'}],
 	['template', {schema: Template, description: 'a culture-agnostic scenario template with {{SLOT}} placeholders'}],
 	['seed', {schema: Seed, description: 'a seed s = (persona, template, tier, split)'}],
+	['blueprint', {schema: Blueprint, description: 'a validated blueprint {public, private, oracle, language, meta}'}],
+	['blueprint-draft', {schema: BlueprintDraft, description: 'what the generator model writes for a blueprint (sent as the strict JSON schema)'}],
+	['shards', {schema: ShardPlan, description: 'a plan of 3-5 turn-level shards'}],
+	['session', {schema: Session, description: 'one episode as saved in sessions/<id>.json'}],
+	['evidence', {schema: Evidence, description: 'K_W(s) and K_T(s) retrieved for a seed'}],
+	['cultural-entry', {schema: CulturalEntry, description: 'one cultural KB passage (kb/cultural/*.jsonl)'}],
+	['taboo-entry', {schema: TabooEntry, description: 'one taboo KB entry (kb/taboo/*.jsonl)'}],
 ]);
 
 export function registerSchema(name: string, schema: z.ZodType, description: string): void {

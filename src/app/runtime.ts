@@ -1,0 +1,50 @@
+import path from 'node:path';
+import type {Flags, FlagSpec, IO} from '../commands/types.js';
+import type {EvidenceSource} from '../episode/engine.js';
+import {createGateway, gatewayOptions} from '../llm/gateway.js';
+import {type ModelSettings, modelFlags, resolveRoleSettings} from '../llm/settings.js';
+import type {ModelGateway} from '../llm/types.js';
+import {registerMocks} from '../mock/index.js';
+import {SessionStore} from '../store/sessionStore.js';
+import type {Universe} from '../universe/load.js';
+import {workspaceDir} from '../util/paths.js';
+import {createEvidenceSource} from '../kb/evidenceSource.js';
+
+/** Flags of every command that runs episodes or stages. */
+export const runtimeFlags: Record<string, FlagSpec> = {
+	...modelFlags,
+	sessionsDir: {type: 'string', description: 'Folder of session files (default ./sessions)'},
+	embedder: {type: 'string', description: 'KB embedder: hf:<model-id>, local:<folder> or hash (default: env CULTURECONVERSE_EMBEDDER, else the multilingual default with a hash fallback)'},
+};
+
+/** Everything a command needs to run episodes: one gateway, one store, one evidence source. */
+export type Runtime = {
+	readonly universe: Universe;
+	readonly settings: ModelSettings;
+	readonly gateway: ModelGateway;
+	readonly store: SessionStore;
+	readonly evidence: EvidenceSource;
+	readonly embedderId: () => string;
+	readonly workspace: string;
+};
+
+export function sessionsDir(flags: Flags, io: Pick<IO, 'cwd' | 'env'>): string {
+	const flag = flags['sessionsDir'];
+	return path.resolve(io.cwd, typeof flag === 'string' ? flag : io.env['CULTURECONVERSE_SESSIONS_DIR'] ?? 'sessions');
+}
+
+export function createRuntime(input: {flags: Flags; io: IO; universe: Universe}): Runtime {
+	registerMocks();
+	const {flags, io, universe} = input;
+	const workspace = workspaceDir(io.env, io.cwd);
+	const settings = resolveRoleSettings({flags, env: io.env, cwd: io.cwd});
+	const gateway = createGateway(gatewayOptions(settings, {env: io.env, workspaceDir: workspace}));
+	const evidence = createEvidenceSource({
+		universe,
+		env: io.env,
+		cwd: io.cwd,
+		embedder: typeof flags['embedder'] === 'string' ? flags['embedder'] : undefined,
+		warn: (message) => io.stderr.write(`cultureconverse: ${message}\n`),
+	});
+	return {universe, settings, gateway, store: new SessionStore(sessionsDir(flags, io)), evidence: evidence.source, embedderId: evidence.embedderId, workspace};
+}

@@ -1,0 +1,159 @@
+import {createInterface} from 'node:readline';
+import chalk from 'chalk';
+import {episodeOptionsFromFlags, resumeEpisode, seedFromFlags, startEpisode} from '../app/episodes.js';
+import {createRuntime, runtimeFlags} from '../app/runtime.js';
+import type {EngineEvent} from '../episode/events.js';
+import type {EpisodeEngine} from '../episode/engine.js';
+import {formatBlueprint, formatEvidence, formatJudge, formatShards, formatTermination, formatTurn} from '../present/text.js';
+import {ExitCode} from '../util/errors.js';
+import {type Command, type IO, write, writeJson} from './types.js';
+
+export const episodeFlags = {
+	persona: {type: 'string', description: 'Persona id (see `personas`)'},
+	template: {type: 'string', description: 'Template id (see `templates`)'},
+	seed: {type: 'string', description: 'Seed id <persona-id>:<template-id> instead of --persona/--template'},
+	tier: {type: 'string', description: 'Override the seed\'s tier: standard, contextual or normative'},
+	lang: {type: 'string', default: 'english', description: 'Language mode: english or native (the persona\'s language)'},
+	mode: {type: 'string', default: 'eval', description: 'eval (assistant sees the chat only) or gold (oracle-guided)'},
+	human: {type: 'boolean', description: 'Play the assistant yourself: replies are read from stdin, each ended by a line with a single "."'},
+	replayFrom: {type: 'string', description: 'Replay the assistant turns of this saved session'},
+	maxTurns: {type: 'number', default: 5, description: 'Maximum user turns'},
+	judgeMode: {type: 'string', default: 'separate', description: 'separate (one call per metric) or combined (one call; cheaper)'},
+} as const;
+
+export const runCommand: Command = {
+	name: 'run',
+	summary: 'Run one episode headless: blueprint, shards, dialogue, judge; saved after every step',
+	usage: ['run --persona ID --template ID [--tier T] [--lang english|native] [--mode eval|gold] [--assistant-model M] [--json|--jsonl]', 'run --seed ID [...]', 'run --resume <session-id|path>'].join('\n  '),
+	flags: {
+		...episodeFlags,
+		resume: {type: 'string', description: 'Continue an interrupted session'},
+		allowModelChange: {type: 'boolean', description: 'With --resume: continue even if the model settings differ from the session\'s'},
+		json: {type: 'boolean', description: 'Print {sessionId, path, status, scores, clean, ...} at the end'},
+		jsonl: {type: 'boolean', description: 'Stream the engine\'s events as JSON lines'},
+		...runtimeFlags,
+	},
+	async run({flags, io, universe}) {
+		const runtime = createRuntime({flags, io, universe: universe()});
+		const mode = flags['jsonl'] ? 'jsonl' : flags['json'] ? 'json' : 'text';
+		const engine = typeof flags['resume'] === 'string'
+			? await resumeEpisode(runtime, flags['resume'], {allowModelChange: Boolean(flags['allowModelChange'])})
+			: await startEpisode(runtime, seedFromFlags(runtime, flags), episodeOptionsFromFlags(flags));
+		if (mode === 'text' && engine.session.config.mock) io.stderr.write(chalk.yellow('Offline mock provider: no model endpoint is configured (set OPENAI_BASE_URL / OPENAI_API_KEY). Output is deterministic filler, not a measurement.\n'));
+		const stop = engine.on(listenerFor(mode, io, engine));
+		const nextLine = lineReader(io.stdin);
+		try {
+			for (;;) {
+				const result = await engine.runToEnd(io.signal);
+				if (io.signal?.aborted) {
+					io.stderr.write(`\nInterrupted. Session saved at step ${engine.session.steps.length}; continue with: cultureconverse run --resume ${engine.session.id}\n`);
+					return ExitCode.interrupted;
+				}
+				if (!result.awaiting) break;
+				const reply = await readHumanReply(nextLine);
+				if (reply === null) {
+					io.stderr.write(`No reply on stdin. Session ${engine.session.id} is saved awaiting the assistant; continue with: cultureconverse run --resume ${engine.session.id}\n`);
+					break;
+				}
+				engine.submitHumanReply(reply);
+			}
+		} finally {
+			stop();
+		}
+		const session = engine.session;
+		const path = runtime.store.fileFor(session.id);
+		if (mode === 'json') {
+			writeJson(io, {
+				sessionId: session.id,
+				path,
+				status: session.status,
+				scores: session.judge?.scores ?? null,
+				threeH: session.judge?.threeH ?? null,
+				tdq: session.judge?.tdq ?? null,
+				clean: session.judge?.clean ?? null,
+				violations: session.judge?.violations ?? [],
+				termination: session.termination,
+				error: session.error,
+				mock: session.config.mock,
+			});
+		} else if (mode === 'text') {
+			write(io, chalk.dim(`\nSaved ${path}`));
+		}
+		return session.status === 'error' ? ExitCode.episodeError : ExitCode.ok;
+	},
+};
+
+function listenerFor(mode: 'json' | 'jsonl' | 'text', io: IO, engine: EpisodeEngine): (event: EngineEvent) => void {
+	if (mode === 'jsonl') return (event) => io.stdout.write(`${JSON.stringify(event)}\n`);
+	if (mode === 'json') return (event) => {
+		if (event.type === 'call_retried') io.stderr.write(`retrying ${event.stage} call (attempt ${event.attempt + 1}): ${event.reason}\n`);
+	};
+	const streaming = Boolean(io.stdout.isTTY);
+	let streamed = false;
+	return (event) => {
+		const session = engine.session;
+		switch (event.type) {
+			case 'episode_started':
+				write(io, chalk.bold(`${event.resumed ? 'Resuming' : 'Episode'} ${event.sessionId}`) + chalk.dim(` · seed ${event.seedId} · tier ${session.seed.tier} · ${session.config.language} · ${session.config.mode} · assistant ${session.config.models.assistant}`));
+				break;
+			case 'stage_done':
+				if (event.stage === 'blueprint' && session.blueprint && session.evidence) write(io, `\n${formatEvidence(session.evidence)}\n\n${formatBlueprint(session.blueprint)}\n`);
+				if (event.stage === 'shards' && session.shards) write(io, `${formatShards(session.shards)}\n`);
+				break;
+			case 'user_turn':
+				write(io, `\n${formatTurn(event.turn, session.shards?.length ?? null)}`);
+				break;
+			case 'assistant_token':
+				if (streaming) {
+					if (!streamed) io.stdout.write(`\n${chalk.green(`ASSISTANT t=${event.t}`)} ${chalk.dim('(streaming)')}\n  `);
+					streamed = true;
+					io.stdout.write(event.delta.replace(/\n/g, '\n  '));
+				}
+				break;
+			case 'assistant_turn':
+				if (streamed) io.stdout.write('\n');
+				else write(io, `\n${formatTurn(event.turn, session.shards?.length ?? null)}`);
+				streamed = false;
+				break;
+			case 'awaiting_assistant':
+				io.stderr.write(chalk.bold('\nYour reply as the assistant (end with a line containing only "."):\n'));
+				break;
+			case 'call_retried':
+				io.stderr.write(chalk.yellow(`  retrying ${event.stage} call (attempt ${event.attempt + 1}, waiting ${(event.delayMs / 1000).toFixed(1)}s): ${event.reason}\n`));
+				break;
+			case 'call_failed':
+				io.stderr.write(chalk.red(`  ${event.call.stage} call failed (${event.kind}): ${event.call.error ?? ''}\n`));
+				break;
+			case 'episode_finished':
+				write(io, '');
+				if (event.termination) write(io, formatTermination(event.termination, session.shards?.length ?? 0));
+				if (event.judge) write(io, formatJudge(event.judge));
+				if (event.error) write(io, chalk.red(`${event.error.flag}: ${event.error.message}`));
+				break;
+			default:
+				break;
+		}
+	};
+}
+
+/** Lines of stdin, read through one readline interface for the whole run (none is lost between replies). */
+function lineReader(stdin: IO['stdin']): () => Promise<string | null> {
+	let iterator: AsyncIterator<string> | undefined;
+	return async () => {
+		iterator ??= createInterface({input: stdin, terminal: false})[Symbol.asyncIterator]();
+		const next = await iterator.next();
+		return next.done ? null : next.value;
+	};
+}
+
+/** One reply, ended by a line with a single "." or by end of input; null when there is none. */
+async function readHumanReply(nextLine: () => Promise<string | null>): Promise<string | null> {
+	const lines: string[] = [];
+	for (;;) {
+		const line = await nextLine();
+		if (line === null || line.trim() === '.') break;
+		lines.push(line);
+	}
+	const text = lines.join('\n').trim();
+	return text.length > 0 ? text : null;
+}

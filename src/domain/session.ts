@@ -1,0 +1,204 @@
+import {z} from 'zod';
+import {Blueprint} from './blueprint.js';
+import {Evidence} from './kb.js';
+import {Seed} from './seed.js';
+import {Shard} from './shards.js';
+import {Template} from './template.js';
+import {Persona} from './universe.js';
+
+/** The five model roles (paper Table 9). */
+export const ModelRole = z.enum(['generator', 'validator', 'simulator', 'assistant', 'judge']);
+export type ModelRole = z.infer<typeof ModelRole>;
+
+export const ProviderKind = z.enum(['openai', 'mock', 'replay']);
+export type ProviderKind = z.infer<typeof ProviderKind>;
+
+export const ResponseFormatMode = z.enum(['json_schema', 'json_object', 'prompt']);
+export type ResponseFormatMode = z.infer<typeof ResponseFormatMode>;
+
+/** How one role reaches its model; recorded in every session (scores from different models do not compare). */
+export const RoleSettings = z.strictObject({
+	provider: ProviderKind,
+	model: z.string(),
+	baseURL: z.string().nullable(),
+	temperature: z.number().nullable(),
+	maxTokens: z.number().int().positive().nullable(),
+	timeoutMs: z.number().int().positive(),
+	structured: ResponseFormatMode,
+	replayFile: z.string().nullable(),
+});
+export type RoleSettings = z.infer<typeof RoleSettings>;
+
+export const ChatMessage = z.strictObject({role: z.enum(['system', 'user', 'assistant']), content: z.string()});
+export type ChatMessage = z.infer<typeof ChatMessage>;
+
+export const TokenUsage = z.strictObject({prompt: z.number().int().nonnegative(), completion: z.number().int().nonnegative(), total: z.number().int().nonnegative()});
+export type TokenUsage = z.infer<typeof TokenUsage>;
+
+export const RetryRecord = z.strictObject({attempt: z.number().int().positive(), reason: z.string(), delayMs: z.number().nonnegative()});
+
+/** One model call with everything needed to debug it: raw prompt, raw reply, attempts, cost. */
+export const CallRecord = z.strictObject({
+	id: z.string(),
+	step: z.number().int().nonnegative(),
+	role: ModelRole,
+	stage: z.string().describe('e.g. blueprint, blueprint-audit, shards, simulator, assistant, judge:honesty'),
+	provider: ProviderKind,
+	model: z.string(),
+	prompt: z.string().describe('prompt id (folder under prompts/)'),
+	promptHash: z.string().describe('hash of the rendered messages'),
+	responseFormat: z.enum(['json_schema', 'json_object', 'prompt', 'text']),
+	startedAt: z.string(),
+	latencyMs: z.number().nonnegative(),
+	attempts: z.number().int().positive().describe('HTTP attempts, including retries'),
+	retries: z.array(RetryRecord),
+	validationRetries: z.number().int().nonnegative().describe('re-asks after an invalid structured reply'),
+	tokens: TokenUsage,
+	cached: z.boolean(),
+	ok: z.boolean(),
+	error: z.string().nullable(),
+	request: z.array(ChatMessage),
+	response: z.string().nullable(),
+});
+export type CallRecord = z.infer<typeof CallRecord>;
+
+export const LanguageMode = z.enum(['english', 'native']);
+export type LanguageMode = z.infer<typeof LanguageMode>;
+export const InteractionMode = z.enum(['eval', 'gold']);
+export type InteractionMode = z.infer<typeof InteractionMode>;
+export const AssistantKind = z.enum(['llm', 'gold', 'human', 'replay']);
+export type AssistantKind = z.infer<typeof AssistantKind>;
+export const JudgeMode = z.enum(['separate', 'combined']);
+export type JudgeMode = z.infer<typeof JudgeMode>;
+
+export const SessionConfig = z.strictObject({
+	models: z.strictObject({generator: z.string(), validator: z.string(), simulator: z.string(), assistant: z.string(), judge: z.string()}),
+	roles: z.strictObject({generator: RoleSettings, validator: RoleSettings, simulator: RoleSettings, assistant: RoleSettings, judge: RoleSettings}),
+	language: LanguageMode,
+	mode: InteractionMode,
+	assistant: AssistantKind,
+	maxTurns: z.number().int().min(1).max(20),
+	judgeMode: JudgeMode,
+	/** Session whose assistant turns a `replay` assistant plays back. */
+	replayFrom: z.string().nullable(),
+	/** Prompt id -> hash of the prompt files as shipped when the session started. */
+	prompts: z.record(z.string(), z.string()),
+	embedder: z.string(),
+	/** True when any role ran on the offline mock provider: such scores are not model measurements. */
+	mock: z.boolean(),
+});
+export type SessionConfig = z.infer<typeof SessionConfig>;
+
+export const Decision = z.enum(['ADVANCE_NEXT', 'CONTINUE_CURRENT', 'END_FAILED']);
+export type Decision = z.infer<typeof Decision>;
+
+export const TurnSource = z.enum(['blueprint', 'simulator', 'llm', 'gold', 'human', 'replay']);
+
+export const Turn = z.strictObject({
+	index: z.number().int().nonnegative(),
+	role: z.enum(['user', 'assistant']),
+	content: z.string(),
+	/** User turn number t (0 = the opening message); an assistant turn carries the t it answers. */
+	t: z.number().int().nonnegative(),
+	/** 0-based index of the shard active when the turn was produced. */
+	shard: z.number().int().nonnegative(),
+	step: z.number().int().nonnegative(),
+	source: TurnSource,
+	language: LanguageMode,
+	/** Style directive(s) the simulator was given for this user turn. */
+	style: z.strictObject({kind: z.enum(['opener', 'response']), ids: z.array(z.string()), directive: z.string()}).nullable(),
+	/** The simulator's assessment of the previous assistant turn (user turns t >= 1). */
+	assessment: z.strictObject({decision: Decision, reasoning: z.string()}).nullable(),
+	/** A user message written after the dialogue ended (thanks, farewell): not answered. */
+	closing: z.boolean(),
+	callId: z.string().nullable(),
+});
+export type Turn = z.infer<typeof Turn>;
+
+export const Metric = z.enum(['helpfulness', 'honesty', 'harmlessness', 'naturalness', 'plausibility', 'typicality']);
+export type Metric = z.infer<typeof Metric>;
+export const METRICS = Metric.options;
+export const THREE_H: readonly Metric[] = ['helpfulness', 'honesty', 'harmlessness'];
+export const TDQ: readonly Metric[] = ['naturalness', 'plausibility', 'typicality'];
+
+export const Violation = z.strictObject({item: z.string(), evidence: z.string()});
+export type Violation = z.infer<typeof Violation>;
+
+const perMetric = <T extends z.ZodType>(value: T) =>
+	z.strictObject({helpfulness: value, honesty: value, harmlessness: value, naturalness: value, plausibility: value, typicality: value});
+
+export const JudgeResult = z.strictObject({
+	mode: JudgeMode,
+	scores: perMetric(z.number().int().min(1).max(5).nullable()),
+	rationales: perMetric(z.string().nullable()),
+	/** Steps at which each metric arrived (for replay). */
+	steps: perMetric(z.number().int().nullable()),
+	clean: z.boolean().nullable(),
+	violations: z.array(Violation),
+	threeH: z.number().nullable(),
+	tdq: z.number().nullable(),
+});
+export type JudgeResult = z.infer<typeof JudgeResult>;
+
+export const ErrorFlag = z.enum(['SIMULATOR_ERROR', 'ASSISTANT_ERROR', 'JUDGE_ERROR', 'GENERATION_ERROR']);
+export type ErrorFlag = z.infer<typeof ErrorFlag>;
+
+export const TerminationReason = z.enum(['all_shards_passed', 'simulator_ended', 'turn_cap', 'simulator_error', 'assistant_error', 'generation_error', 'aborted']);
+export type TerminationReason = z.infer<typeof TerminationReason>;
+
+/** Why and by whom the dialogue ended, kept apart from the scores. */
+export const Termination = z.strictObject({
+	reason: TerminationReason,
+	by: z.enum(['simulator', 'engine', 'assistant', 'generator', 'user']),
+	atTurn: z.number().int().nonnegative(),
+	shard: z.number().int().nonnegative(),
+	shardsPassed: z.number().int().nonnegative(),
+	detail: z.string(),
+	step: z.number().int().nonnegative(),
+});
+export type Termination = z.infer<typeof Termination>;
+
+export const StepKind = z.enum(['blueprint', 'shards', 'user', 'assistant', 'simulate', 'judge', 'finish']);
+export type StepKind = z.infer<typeof StepKind>;
+
+export const StepRecord = z.strictObject({
+	n: z.number().int().positive(),
+	kind: StepKind,
+	label: z.string(),
+	at: z.string(),
+	ok: z.boolean(),
+});
+export type StepRecord = z.infer<typeof StepRecord>;
+
+export const SessionStatus = z.enum(['running', 'awaiting_assistant', 'completed', 'error']);
+export type SessionStatus = z.infer<typeof SessionStatus>;
+
+export const SESSION_VERSION = 1;
+
+/** One episode, saved as one lowdb JSON file after every step (the contract in DESIGN.md). */
+export const Session = z.strictObject({
+	format: z.literal('cultureconverse.session'),
+	version: z.literal(SESSION_VERSION),
+	id: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/),
+	createdAt: z.string(),
+	updatedAt: z.string(),
+	status: SessionStatus,
+	seed: Seed,
+	persona: Persona,
+	template: Template.extend({domain: z.string()}),
+	config: SessionConfig,
+	evidence: Evidence.nullable(),
+	blueprint: Blueprint.nullable(),
+	shards: z.array(Shard).nullable(),
+	/** Steps at which evidence+blueprint and shards were produced (for replay). */
+	stageSteps: z.strictObject({blueprint: z.number().int().nullable(), shards: z.number().int().nullable()}),
+	turns: z.array(Turn),
+	/** Index of the active shard (equals shards.length once every shard has passed). */
+	shardIndex: z.number().int().nonnegative(),
+	judge: JudgeResult.nullable(),
+	error: z.strictObject({flag: ErrorFlag, message: z.string(), step: z.number().int().nonnegative()}).nullable(),
+	termination: Termination.nullable(),
+	steps: z.array(StepRecord),
+	calls: z.array(CallRecord),
+});
+export type Session = z.infer<typeof Session>;

@@ -1,0 +1,80 @@
+/**
+ * Pure scoring functions for retrieval: persona-tag boosts, rank fusion and near-duplicate removal.
+ * Kept free of I/O so each rule is tested on its own.
+ */
+
+/**
+ * How much one shared tag lifts a candidate (as a fraction of its similarity). An entry written about
+ * the persona's own identity is the strongest signal; religion, ethnicity, locality and indigeneity
+ * narrow the group; the language tag is shared by most entries of a region, so it barely discriminates.
+ */
+export const TAG_WEIGHTS = {identity: 0.3, religion: 0.1, ethnicity: 0.1, locality: 0.08, indigenous: 0.1, lang: 0.02} as const;
+
+/** Cap on the summed boost: at most +50% of a candidate's similarity. */
+export const MAX_BOOST = 0.5;
+
+/** Summed weight of the persona tags an entry shares. */
+export function personaBoost(personaTags: readonly string[], entryTags: readonly string[]): number {
+	if (personaTags.length === 0 || entryTags.length === 0) return 0;
+	const entry = new Set(entryTags);
+	let boost = 0;
+	for (const tag of personaTags) {
+		if (!entry.has(tag)) continue;
+		const family = (tag.includes(':') ? tag.slice(0, tag.indexOf(':')) : tag) as keyof typeof TAG_WEIGHTS;
+		boost += TAG_WEIGHTS[family] ?? 0;
+	}
+	return Math.min(boost, MAX_BOOST);
+}
+
+export type Scored<T> = {item: T; similarity: number; score: number};
+
+/**
+ * Re-ranks candidates by similarity x (1 + persona boost), stable for ties. The boost is a factor,
+ * not an addend, so it decides between candidates that are about equally on topic but cannot lift a
+ * passage that merely shares the persona's identity over one that answers the query (an additive
+ * boost put "Thaipusam" above "halal catering" for a Tamil Hindu asking about wedding food).
+ */
+export function rerankByPersona<T>(candidates: ReadonlyArray<{item: T; similarity: number}>, tagsOf: (item: T) => readonly string[], personaTags: readonly string[] | undefined): Array<Scored<T>> {
+	return candidates
+		.map((candidate, order) => ({...candidate, score: candidate.similarity * (1 + (personaTags ? personaBoost(personaTags, tagsOf(candidate.item)) : 0)), order}))
+		.sort((a, b) => b.score - a.score || b.similarity - a.similarity || a.order - b.order)
+		.map(({order: _, ...rest}) => rest);
+}
+
+/** Cosine of two vectors of any numeric array type (int8 index vectors included). */
+export function cosine(a: ArrayLike<number>, b: ArrayLike<number>): number {
+	let dot = 0;
+	let na = 0;
+	let nb = 0;
+	for (let i = 0; i < a.length; i++) {
+		dot += a[i]! * b[i]!;
+		na += a[i]! * a[i]!;
+		nb += b[i]! * b[i]!;
+	}
+	return na === 0 || nb === 0 ? 0 : dot / Math.sqrt(na * nb);
+}
+
+/**
+ * Greedy near-duplicate removal in rank order: a candidate is dropped when its cosine with one
+ * already kept reaches `threshold`. Imported Wikipedia chunks and entries copied across regions
+ * otherwise fill K_W with one fact several times.
+ */
+export function removeNearDuplicates<T>(ranked: readonly T[], vectorOf: (item: T) => ArrayLike<number>, threshold: number, limit = Number.POSITIVE_INFINITY): T[] {
+	const kept: T[] = [];
+	for (const item of ranked) {
+		if (kept.length >= limit) break;
+		const vector = vectorOf(item);
+		if (kept.every((other) => cosine(vector, vectorOf(other)) < threshold)) kept.push(item);
+	}
+	return kept;
+}
+
+/**
+ * Reciprocal rank fusion (Cormack et al. 2009): sum of 1 / (k + rank) over the lists an id appears
+ * in. It needs no score calibration between BM25 and cosine, which live on different scales.
+ */
+export function reciprocalRankFusion(lists: ReadonlyArray<readonly string[]>, k = 60): Map<string, number> {
+	const fused = new Map<string, number>();
+	for (const list of lists) list.forEach((id, index) => fused.set(id, (fused.get(id) ?? 0) + 1 / (k + index + 1)));
+	return fused;
+}

@@ -1,0 +1,73 @@
+import {mkdirSync, readFileSync, renameSync, writeFileSync} from 'node:fs';
+import path from 'node:path';
+import {z} from 'zod';
+import {type ChatMessage, TokenUsage} from '../domain/session.js';
+import {sha256} from '../util/hash.js';
+import type {WireFormat} from './provider.js';
+
+/** Everything that determines a reply, and nothing secret: no API key, no headers. */
+export type CacheKeyInput = {
+	readonly provider: string;
+	readonly baseURL: string | null;
+	readonly model: string;
+	readonly messages: readonly ChatMessage[];
+	readonly format: WireFormat;
+	readonly temperature: number | null;
+	readonly maxTokens: number | null;
+};
+
+export const CacheEntry = z.strictObject({
+	key: z.string(),
+	createdAt: z.string(),
+	model: z.string(),
+	text: z.string(),
+	usage: TokenUsage.nullable(),
+});
+export type CacheEntry = z.infer<typeof CacheEntry>;
+
+export interface ResponseCache {
+	get(key: string): CacheEntry | null;
+	set(entry: CacheEntry): void;
+}
+
+/**
+ * sha256 over the JSON of the inputs in a fixed field order. Object keys inside the schema are NOT
+ * sorted: property order steers generation (a rationale before a score), so it is part of the key.
+ */
+export function cacheKey(input: CacheKeyInput): string {
+	const {provider, baseURL, model, messages, format, temperature, maxTokens} = input;
+	return sha256(JSON.stringify({v: 1, provider, baseURL, model, messages: messages.map(({role, content}) => ({role, content})), format, temperature, maxTokens}));
+}
+
+/**
+ * A content-addressed cache under `<dir>/<first 2 hex>/<hash>.json`. Writes go to a temporary file
+ * renamed into place, so a crash never leaves a half-written entry; an unreadable entry counts as a
+ * miss (it will be overwritten by the next successful call).
+ */
+export function createFileCache(dir: string): ResponseCache {
+	const fileOf = (key: string) => path.join(dir, key.slice(0, 2), `${key}.json`);
+	return {
+		get(key) {
+			let text: string;
+			try {
+				text = readFileSync(fileOf(key), 'utf8');
+			} catch {
+				return null;
+			}
+			try {
+				const parsed = CacheEntry.safeParse(JSON.parse(text));
+				return parsed.success && parsed.data.key === key ? parsed.data : null;
+			} catch {
+				return null;
+			}
+		},
+		set(entry) {
+			const file = fileOf(entry.key);
+			mkdirSync(path.dirname(file), {recursive: true});
+			const tmp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
+			writeFileSync(tmp, `${JSON.stringify(entry, null, 2)}\n`);
+			renameSync(tmp, file);
+		},
+	};
+}
+

@@ -1,0 +1,115 @@
+import {existsSync, readFileSync} from 'node:fs';
+import path from 'node:path';
+import {z} from 'zod';
+import {registerSchema} from '../domain/registry.js';
+import {ResponseFormatMode} from '../domain/session.js';
+import {DataError, UserError, zodProblems} from '../util/errors.js';
+
+/** The file looked up in the working directory when `--config` is not given. */
+export const CONFIG_FILE_NAME = 'cultureconverse.config.json';
+
+/** Defaults applied by `resolveRoleSettings` for anything no flag, config file or env var sets. */
+export const MODEL_DEFAULTS = {
+	/** Model used by every role on a real endpoint when nothing names one. */
+	model: 'gpt-5-mini',
+	apiKeyEnv: 'OPENAI_API_KEY',
+	concurrency: 4,
+	cache: true,
+	retry: {maxAttempts: 5, baseDelayMs: 1000, maxDelayMs: 30_000},
+	validationRetries: 2,
+	timeoutMs: 120_000,
+	structured: 'json_schema',
+} as const;
+
+const envVarName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be the NAME of an environment variable (the key itself never goes in a file)');
+const url = z.url({protocol: /^https?$/}).describe('OpenAI-compatible endpoint, e.g. http://localhost:8000/v1');
+
+/** Per-role endpoint and sampling settings; every field is optional and falls back to the top level. */
+export const RoleConfig = z.strictObject({
+	model: z.string().min(1).optional().describe('"mock" for the offline mock provider, "replay:FILE" to play back a --record file'),
+	baseURL: url.optional(),
+	apiKeyEnv: envVarName.optional().describe('environment variable holding this role\'s API key'),
+	temperature: z.number().min(0).max(2).nullable().optional().describe('omitted from requests when null or unset (some models accept only their default)'),
+	maxTokens: z.number().int().positive().nullable().optional().describe('reply token cap; unset = the endpoint\'s default'),
+	timeoutMs: z.number().int().positive().optional().describe(`per-attempt timeout (default ${MODEL_DEFAULTS.timeoutMs})`),
+	structured: ResponseFormatMode.optional().describe('json_schema (default) | json_object | prompt, for endpoints without strict JSON schema support'),
+});
+export type RoleConfig = z.infer<typeof RoleConfig>;
+
+export const RetryConfig = z.strictObject({
+	maxAttempts: z.number().int().min(1).max(20).optional().describe(`HTTP attempts per request, first one included (default ${MODEL_DEFAULTS.retry.maxAttempts})`),
+	baseDelayMs: z.number().int().nonnegative().optional().describe(`first backoff ceiling (default ${MODEL_DEFAULTS.retry.baseDelayMs})`),
+	maxDelayMs: z.number().int().nonnegative().optional().describe(`largest backoff (default ${MODEL_DEFAULTS.retry.maxDelayMs})`),
+});
+
+/**
+ * `cultureconverse.config.json`: how each role reaches its model. API keys are never read from this
+ * file; it names the environment variables that hold them.
+ */
+export const ConfigFile = z.strictObject({
+	$schema: z.string().optional().describe('ignored; lets editors validate the file'),
+	model: z.string().min(1).optional().describe(`model for every role without its own (default ${MODEL_DEFAULTS.model} on a real endpoint)`),
+	baseURL: url.optional(),
+	apiKeyEnv: envVarName.optional().describe(`environment variable holding the API key (default ${MODEL_DEFAULTS.apiKeyEnv})`),
+	concurrency: z.number().int().min(1).max(256).optional().describe(`model calls in flight at once, across all roles (default ${MODEL_DEFAULTS.concurrency})`),
+	cache: z.boolean().optional().describe('content-addressed response cache in the workspace (default true)'),
+	retry: RetryConfig.optional(),
+	validationRetries: z.number().int().min(0).max(10).optional().describe(`re-asks after an invalid structured reply (default ${MODEL_DEFAULTS.validationRetries})`),
+	roles: z
+		.strictObject({
+			generator: RoleConfig.optional(),
+			validator: RoleConfig.optional(),
+			simulator: RoleConfig.optional(),
+			assistant: RoleConfig.optional(),
+			judge: RoleConfig.optional(),
+		})
+		.optional(),
+});
+export type ConfigFile = z.infer<typeof ConfigFile>;
+
+registerSchema('config', ConfigFile, `${CONFIG_FILE_NAME}: model endpoints per role, retries, cache, concurrency`);
+
+/**
+ * Finds and validates the config file: `explicit` (from `--config`, must exist) or
+ * `<cwd>/cultureconverse.config.json` when present. Returns null when there is none.
+ */
+export function loadConfigFile(options: {explicit?: string | undefined; cwd: string}): {file: string; config: ConfigFile} | null {
+	const file = options.explicit ? path.resolve(options.cwd, options.explicit) : path.join(options.cwd, CONFIG_FILE_NAME);
+	if (!existsSync(file)) {
+		if (options.explicit) throw new UserError(`Config file ${file} does not exist (given by --config).`);
+		return null;
+	}
+	return {file, config: parseConfigText(readFileSync(file, 'utf8'), file)};
+}
+
+/** Parses and validates config text; every problem names the file and the field. */
+export function parseConfigText(text: string, file: string): ConfigFile {
+	let raw: unknown;
+	try {
+		raw = JSON.parse(text);
+	} catch (error) {
+		throw new DataError(file, [`not valid JSON (${(error as Error).message})`]);
+	}
+	const keyFields = findKeyFields(raw);
+	if (keyFields.length > 0) {
+		throw new DataError(
+			file,
+			keyFields.map((field) => `${field}: API keys are never read from files; set the key in an environment variable and name it with "apiKeyEnv"`),
+		);
+	}
+	const parsed = ConfigFile.safeParse(raw);
+	if (!parsed.success) throw new DataError(file, zodProblems(parsed.error));
+	return parsed.data;
+}
+
+/** Paths of fields that look like a pasted secret, so the error explains apiKeyEnv instead of "unrecognized key". */
+function findKeyFields(raw: unknown, prefix = ''): string[] {
+	if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return [];
+	const found: string[] = [];
+	for (const [key, value] of Object.entries(raw)) {
+		const here = prefix ? `${prefix}.${key}` : key;
+		if (/^(api[_-]?key|key|secret|token)$/i.test(key)) found.push(here);
+		else found.push(...findKeyFields(value, here));
+	}
+	return found;
+}

@@ -1,0 +1,120 @@
+import {randomUUID} from 'node:crypto';
+import path from 'node:path';
+import {setTimeout as delay} from 'node:timers/promises';
+import type {ModelRole, ProviderKind, RoleSettings} from '../domain/session.js';
+import {type ResponseCache, createFileCache} from './cache.js';
+import {type CallContext, CallRun} from './callRun.js';
+import {MODEL_DEFAULTS} from './config.js';
+import {createLimiter} from './limiter.js';
+import {createMockProvider} from './mockProvider.js';
+import {createOpenAIProvider} from './openaiProvider.js';
+import type {Provider} from './provider.js';
+import {type Recorder, createRecorder} from './recorder.js';
+import {ReplaySource, createReplayProvider} from './replayProvider.js';
+import type {ModelSettings, RetryPolicy} from './settings.js';
+import type {CallEvent, ModelGateway} from './types.js';
+
+export type GatewayOptions = {
+	/** How each role reaches its model (from `resolveRoleSettings(...).roles`). */
+	readonly settings: Readonly<Record<ModelRole, RoleSettings>>;
+	/** Env var holding each role's API key. @default 'OPENAI_API_KEY' for every role */
+	readonly apiKeyEnv?: Partial<Record<ModelRole, string>>;
+	/** Workspace folder; the response cache lives in `<workspaceDir>/cache/`. */
+	readonly workspaceDir: string;
+	/** Use the content-addressed response cache. @default true */
+	readonly cache?: boolean;
+	/** Append every exchange to this JSONL file. @default null */
+	readonly record?: string | null;
+	/** Model calls in flight at once, across all roles. @default 4 */
+	readonly concurrency?: number;
+	/** @default {maxAttempts: 5, baseDelayMs: 1000, maxDelayMs: 30000} */
+	readonly retry?: Partial<RetryPolicy>;
+	/** Re-asks after an invalid structured reply. @default 2 */
+	readonly validationRetries?: number;
+	/** Where API keys are read from. @default process.env */
+	readonly env?: NodeJS.ProcessEnv;
+	/** Clock in epoch ms. @default Date.now */
+	readonly now?: () => number;
+	/** Waits between retries; injected so tests assert delays instead of waiting them. @default timers/promises setTimeout */
+	readonly sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+	/** Jitter source in [0, 1). @default Math.random */
+	readonly random?: () => number;
+	/** Call id factory. @default crypto.randomUUID */
+	readonly newId?: () => string;
+};
+
+/** Gateway options from resolved settings plus the run's environment. */
+export function gatewayOptions(settings: ModelSettings, context: {env: NodeJS.ProcessEnv; workspaceDir: string}): GatewayOptions {
+	const {roles, apiKeyEnv, cache, record, concurrency, retry, validationRetries} = settings;
+	return {settings: roles, apiKeyEnv, cache, record, concurrency, retry, validationRetries, env: context.env, workspaceDir: context.workspaceDir};
+}
+
+/**
+ * The one door to every model, shared by all roles of a run: one limiter (a slot per HTTP attempt),
+ * one cache, one recorder, one event stream. Each call runs as a CallRun.
+ *
+ * @example
+ * const gateway = createGateway(gatewayOptions(resolveRoleSettings({flags, env, cwd}), {env, workspaceDir}));
+ * const {value} = await gateway.call({role: 'judge', stage: 'judge:honesty', prompt, schema: {name: 'judge_honesty', schema: Score}, mock: input, step});
+ */
+export function createGateway(options: GatewayOptions): ModelGateway {
+	const env = options.env ?? process.env;
+	const now = options.now ?? Date.now;
+	const sleep = options.sleep ?? ((ms: number, signal?: AbortSignal) => delay(ms, undefined, {signal}));
+	const random = options.random ?? Math.random;
+	const newId = options.newId ?? randomUUID;
+	const policy: RetryPolicy = {...MODEL_DEFAULTS.retry, ...options.retry};
+	const validationRetries = options.validationRetries ?? MODEL_DEFAULTS.validationRetries;
+	const limiter = createLimiter(options.concurrency ?? MODEL_DEFAULTS.concurrency);
+	const cache: ResponseCache | null = options.cache === false ? null : createFileCache(path.join(options.workspaceDir, 'cache'));
+	let recorder: Recorder | null = null;
+	const record = options.record ?? null;
+	const listeners = new Set<(event: CallEvent) => void>();
+	const replaySources = new Map<string, ReplaySource>();
+	const providers: Record<ProviderKind, Provider> = {
+		openai: createOpenAIProvider({
+			apiKeyFor: (role) => env[options.apiKeyEnv?.[role] ?? MODEL_DEFAULTS.apiKeyEnv],
+			organization: env['OPENAI_ORG_ID'] ?? null,
+			project: env['OPENAI_PROJECT_ID'] ?? null,
+		}),
+		mock: createMockProvider(),
+		replay: createReplayProvider((file) => {
+			let source = replaySources.get(file);
+			if (!source) replaySources.set(file, (source = new ReplaySource(file)));
+			return source;
+		}),
+	};
+
+	const emit = (event: CallEvent) => {
+		for (const listener of listeners) listener(event);
+	};
+	const context: CallContext = {
+		policy,
+		validationRetries,
+		limiter,
+		cache,
+		recorder: () => (record ? (recorder ??= createRecorder(record)) : null),
+		emit,
+		now,
+		sleep,
+		random,
+		newId,
+	};
+	const settingsOf = (role: ModelRole): RoleSettings => {
+		const settings = options.settings[role];
+		if (!settings) throw new Error(`no model settings for role ${role}`);
+		return settings;
+	};
+
+	return {
+		settings: settingsOf,
+		call: (request) => {
+			const settings = settingsOf(request.role);
+			return new CallRun(context, request, settings, providers[settings.provider]).run();
+		},
+		onEvent(listener) {
+			listeners.add(listener);
+			return () => listeners.delete(listener);
+		},
+	};
+}

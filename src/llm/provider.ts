@@ -1,0 +1,63 @@
+import type {ChatMessage, ModelRole, ProviderKind, RoleSettings, TokenUsage} from '../domain/session.js';
+import type {FailureKind, ModelRequest, StructuredSpec} from './types.js';
+
+/**
+ * What goes on the wire for one exchange. `json_object` and `prompt` carry the schema too: it is
+ * described in an extra system message (already part of `messages`) and checked on our side.
+ */
+export type WireFormat =
+	| {readonly type: 'text'}
+	| {readonly type: 'json_schema' | 'json_object' | 'prompt'; readonly name: string; readonly jsonSchema: Readonly<Record<string, unknown>>};
+
+/** One request/response round trip with a provider (a call has one per attempt and re-ask). */
+export type Exchange = {
+	readonly role: ModelRole;
+	readonly stage: string;
+	readonly settings: RoleSettings;
+	readonly messages: readonly ChatMessage[];
+	readonly format: WireFormat;
+	readonly schema: StructuredSpec<unknown> | undefined;
+	/** Set for free-text calls that stream. */
+	readonly onToken: ((delta: string) => void) | undefined;
+	readonly signal: AbortSignal | undefined;
+	/** The originating request, with `prompt.messages` replaced by the current conversation (mock generators read it). */
+	readonly request: ModelRequest<unknown>;
+};
+
+export type FinishReason = 'stop' | 'length' | 'other';
+
+export type RawReply = {
+	readonly text: string;
+	readonly finishReason: FinishReason;
+	/** Null when the endpoint reported none (the gateway then estimates). */
+	readonly usage: TokenUsage | null;
+	/** The model that answered, when the provider knows better than the settings (replay). */
+	readonly model?: string;
+	/** A refusal message (OpenAI structured outputs), kept for the error text. */
+	readonly refusal?: string;
+};
+
+/** A model backend. Providers make exactly one attempt; retries, parsing and records live in the gateway. */
+export interface Provider {
+	readonly kind: ProviderKind;
+	/** Whether attempts take a slot of the shared concurrency limiter and may be cached. */
+	readonly remote: boolean;
+	complete(exchange: Exchange): Promise<RawReply>;
+}
+
+/** Calls `onToken` word by word (with the following whitespace), for providers that do not stream. */
+export function emitWords(text: string, onToken: ((delta: string) => void) | undefined): void {
+	if (!onToken) return;
+	for (const word of text.match(/\s*\S+\s*/g) ?? []) onToken(word);
+}
+
+/** A provider-side failure that is final for the call (no retry), e.g. a recording that ran out. */
+export class ProviderFailure extends Error {
+	constructor(
+		message: string,
+		readonly kind: FailureKind,
+	) {
+		super(message);
+		this.name = 'ProviderFailure';
+	}
+}

@@ -1,0 +1,140 @@
+import {zodResponseFormat} from 'openai/helpers/zod';
+import type {z} from 'zod';
+import type {ChatMessage, ResponseFormatMode} from '../domain/session.js';
+import {zodProblems} from '../util/errors.js';
+import type {WireFormat} from './provider.js';
+import type {StructuredSpec} from './types.js';
+
+const NAME = /^[A-Za-z0-9_-]{1,64}$/;
+const schemaCache = new WeakMap<z.ZodType, Readonly<Record<string, unknown>>>();
+
+/**
+ * The strict JSON schema sent for a zod schema (via openai's own `zodResponseFormat`, so what we
+ * send is what the API expects: every field required, optional fields as nullable).
+ */
+export function jsonSchemaFor(spec: StructuredSpec<unknown>): Readonly<Record<string, unknown>> {
+	if (!NAME.test(spec.name)) throw new Error(`Structured call name '${spec.name}' must match ${NAME} (it is sent as json_schema.name).`);
+	let schema = schemaCache.get(spec.schema);
+	if (!schema) {
+		// zodResponseFormat's declared parameter type is tied to openai's zod typings; any zod 4 schema works at run time.
+		schema = zodResponseFormat(spec.schema as Parameters<typeof zodResponseFormat>[0], spec.name).json_schema.schema as Record<string, unknown>;
+		schemaCache.set(spec.schema, schema);
+	}
+	return schema;
+}
+
+export function wireFormat(spec: StructuredSpec<unknown> | undefined, mode: ResponseFormatMode): WireFormat {
+	if (!spec) return {type: 'text'};
+	return {type: mode, name: spec.name, jsonSchema: jsonSchemaFor(spec)};
+}
+
+/**
+ * The conversation actually sent. For `json_object` and `prompt` the endpoint does not enforce the
+ * schema, so it is spelled out in an extra system message placed after the prompt's own system
+ * messages (json_object mode also requires the word "JSON" to appear in the messages).
+ */
+export function prepareMessages(messages: readonly ChatMessage[], format: WireFormat): ChatMessage[] {
+	switch (format.type) {
+		case 'text':
+		case 'json_schema':
+			return [...messages];
+		case 'json_object':
+		case 'prompt': {
+			const instruction: ChatMessage = {role: 'system', content: schemaInstruction(format.name, format.jsonSchema)};
+			const split = messages.findIndex((message) => message.role !== 'system');
+			const at = split === -1 ? messages.length : split;
+			return [...messages.slice(0, at), instruction, ...messages.slice(at)];
+		}
+		default:
+			return assertNever(format);
+	}
+}
+
+export function schemaInstruction(name: string, jsonSchema: Readonly<Record<string, unknown>>): string {
+	return [
+		`Reply with one JSON object (${name}) and nothing else: no prose, no comments.`,
+		'It must conform to this JSON Schema; every property is required (use null where the schema allows it):',
+		'```json',
+		JSON.stringify(jsonSchema),
+		'```',
+	].join('\n');
+}
+
+export type ParseOutcome<T> = {readonly ok: true; readonly value: T} | {readonly ok: false; readonly problems: readonly string[]};
+
+/**
+ * Parses a structured reply and validates it with the zod schema, then the request's own checks.
+ * Extraction is lenient in every mode (a model or proxy may wrap strict output in a fence too).
+ */
+export function parseReply<T>(text: string, spec: StructuredSpec<T>, validate?: (value: T) => readonly string[]): ParseOutcome<T> {
+	const json = extractJson(text);
+	if (json === null) return {ok: false, problems: ['the reply contains no JSON object']};
+	let raw: unknown;
+	try {
+		raw = JSON.parse(json);
+	} catch (error) {
+		return {ok: false, problems: [`the reply is not valid JSON (${(error as Error).message})`]};
+	}
+	const parsed = spec.schema.safeParse(raw);
+	if (!parsed.success) return {ok: false, problems: zodProblems(parsed.error)};
+	const problems = validate?.(parsed.data) ?? [];
+	return problems.length > 0 ? {ok: false, problems} : {ok: true, value: parsed.data};
+}
+
+/**
+ * The first balanced top-level JSON object in `text`, skipping prose and ``` fences around it.
+ * Braces inside strings are ignored. Returns null when no complete object is found.
+ */
+export function extractJson(text: string): string | null {
+	const trimmed = text.trim();
+	if (trimmed.startsWith('{') && trimmed.endsWith('}')) {
+		try {
+			JSON.parse(trimmed);
+			return trimmed;
+		} catch {
+			// not a clean object after all: fall through to the scanner
+		}
+	}
+	for (let start = text.indexOf('{'); start !== -1; start = text.indexOf('{', start + 1)) {
+		const end = balancedEnd(text, start);
+		if (end === -1) return null;
+		const candidate = text.slice(start, end + 1);
+		try {
+			JSON.parse(candidate);
+			return candidate;
+		} catch {
+			// a brace in prose ("{like this}"): try the next opening brace
+		}
+	}
+	return null;
+}
+
+/** Index of the brace closing the one at `start`, or -1 when the text ends first. */
+function balancedEnd(text: string, start: number): number {
+	let depth = 0;
+	let inString = false;
+	for (let i = start; i < text.length; i++) {
+		const char = text[i];
+		if (inString) {
+			if (char === '\\') i++;
+			else if (char === '"') inString = false;
+		} else if (char === '"') inString = true;
+		else if (char === '{') depth++;
+		else if (char === '}' && --depth === 0) return i;
+	}
+	return -1;
+}
+
+/** The user message of a re-ask: every problem, then what to do. */
+export function feedbackMessage(problems: readonly string[]): string {
+	return [
+		'Your previous reply cannot be used. Problems found:',
+		...problems.map((problem) => `- ${problem}`),
+		'',
+		'Reply again with the complete corrected JSON object only.',
+	].join('\n');
+}
+
+export function assertNever(value: never): never {
+	throw new Error(`Unexpected value: ${JSON.stringify(value)}`);
+}

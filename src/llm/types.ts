@@ -1,0 +1,99 @@
+import type {z} from 'zod';
+import type {CallRecord, ChatMessage, ModelRole, RoleSettings} from '../domain/session.js';
+
+/** A prompt file rendered with its named values. */
+export type RenderedPrompt = {
+	/** Prompt id: the folder under prompts/, e.g. "blueprint" or "judge/honesty". */
+	readonly id: string;
+	readonly messages: readonly ChatMessage[];
+	/** sha256 prefix of the rendered messages. */
+	readonly hash: string;
+};
+
+export type StructuredSpec<T> = {
+	/** Name sent as json_schema.name; also how fakes and the mock provider recognise the call. */
+	readonly name: string;
+	readonly schema: z.ZodType<T>;
+};
+
+/**
+ * One model call. Everything code reads back is structured (`schema` set); only assistant replies
+ * are free text. `mock` carries the structured inputs the offline mock provider builds its reply
+ * from; real providers ignore it.
+ */
+export type ModelRequest<T> = {
+	readonly role: ModelRole;
+	/** Stage label for records, events and mock dispatch: "blueprint", "shards", "simulator", "assistant", "judge:honesty", ... */
+	readonly stage: string;
+	readonly prompt: RenderedPrompt;
+	readonly schema?: StructuredSpec<T>;
+	/**
+	 * Stream text tokens through `onToken` (free-text calls only). When a call_retried event follows
+	 * some tokens (a stream that stalled or came back truncated), the next attempt streams from the
+	 * start: consumers drop the partial text they showed.
+	 */
+	readonly onToken?: (delta: string) => void;
+	/**
+	 * Extra checks on a parsed value (beyond the schema). Returned problems are sent back to the model
+	 * as feedback, exactly like schema errors, within the validation budget.
+	 */
+	readonly validate?: (value: T) => readonly string[];
+	readonly mock: unknown;
+	/** Engine step number, recorded on the call. */
+	readonly step: number;
+	readonly signal?: AbortSignal;
+	/** Events of this call only (started, retried, done, failed), for per-episode listeners. */
+	readonly onEvent?: (event: CallEvent) => void;
+};
+
+export type ModelResponse<T> = {
+	/** The parsed, validated value (structured) or the reply text (free text). */
+	readonly value: T;
+	readonly text: string;
+	readonly call: CallRecord;
+};
+
+export type FailureKind =
+	| 'rate_limited'
+	| 'server'
+	| 'network'
+	| 'timeout'
+	| 'auth'
+	| 'bad_request'
+	| 'empty'
+	| 'truncated'
+	| 'invalid_output'
+	| 'replay_exhausted'
+	| 'aborted';
+
+/** A call that failed for good (retries and validation budget spent); carries its record. */
+export class ModelCallError extends Error {
+	constructor(
+		message: string,
+		readonly kind: FailureKind,
+		readonly call: CallRecord,
+	) {
+		super(message);
+		this.name = 'ModelCallError';
+	}
+}
+
+export type CallEvent =
+	| {readonly type: 'call_started'; readonly callId: string; readonly role: ModelRole; readonly stage: string; readonly model: string; readonly provider: RoleSettings['provider']}
+	| {readonly type: 'call_retried'; readonly callId: string; readonly role: ModelRole; readonly stage: string; readonly attempt: number; readonly reason: string; readonly delayMs: number}
+	| {readonly type: 'call_done'; readonly call: CallRecord}
+	| {readonly type: 'call_failed'; readonly call: CallRecord; readonly kind: FailureKind};
+
+/** The one door to every model, shared by all roles of a run (one limiter, one cache, one recorder). */
+export interface ModelGateway {
+	settings(role: ModelRole): RoleSettings;
+	call<T>(request: ModelRequest<T>): Promise<ModelResponse<T>>;
+	/** Subscribe to call events; returns an unsubscribe function. */
+	onEvent(listener: (event: CallEvent) => void): () => void;
+}
+
+/**
+ * Builds the offline mock provider's reply for one stage from `request.mock`. Must return a value that
+ * satisfies the request's schema (structured stages) or a string (free text).
+ */
+export type MockGenerator = (input: unknown, request: ModelRequest<unknown>) => unknown;

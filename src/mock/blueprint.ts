@@ -1,0 +1,96 @@
+import type {BlueprintAudit, BlueprintDraft} from '../domain/blueprint.js';
+import type {EvidenceHit} from '../domain/kb.js';
+import type {BlueprintAuditMockInput, BlueprintMockInput} from '../pipeline/blueprint.js';
+import {fillSlots} from '../universe/templates.js';
+import {phrases} from './phrasebook.js';
+import {askAsRequest, contentWords, firstPerson, lowerFirst, pick, stripEnd} from './text.js';
+
+/** Everyday fillers by the words in a slot's name, so offline blueprints read naturally. */
+const FILLERS: ReadonlyArray<[RegExp, readonly string[]]> = [
+	[/LENGTH|DURATION|PERIOD_OF|HOW_LONG/, ['two weeks', 'ten days', 'a month']],
+	[/DATE|DAY|DEADLINE|WHEN/, ['the first weekend of next month', 'next Saturday', 'the end of the month']],
+	[/BUDGET|AMOUNT|PRICE|COST|SUM/, ['a modest budget', 'about half of one month\'s pay', 'a tight budget']],
+	[/COUNT|SIZE|NUMBER|GUESTS_N/, ['about twenty people', 'a dozen people', 'forty guests']],
+	[/TERM|TITLE|ADDRESS/, ['the aunt on my mother\'s side', 'my eldest uncle', 'my grandmother']],
+	[/ELDER|PARENT|GRAND|IN_LAW|RELATIVE|KIN|FAMILY/, ['my mother-in-law', 'my grandmother', 'my eldest uncle']],
+	[/COLLEAGUE|BOSS|MANAGER|SUPERVISOR|SENIOR/, ['my team leader', 'the department head', 'a senior colleague']],
+	[/FRIEND|NEIGHBOU?R/, ['my neighbour', 'an old school friend', 'the family next door']],
+	[/VENUE|PLACE|LOCATION|HALL|DESTINATION|TOWN|CITY/, ['the family home', 'a community hall nearby', 'my hometown']],
+	[/EVENT|OCCASION|GATHERING|CELEBRATION|CEREMONY/, ['a family gathering', 'a small celebration at home', 'an office party']],
+	[/INGREDIENT|DISH|FOOD|MENU|MEAL/, ['the usual festive dishes', 'a rich meat curry', 'home-cooked family dishes']],
+];
+
+function filler(name: string, key: string): string | undefined {
+	for (const [pattern, options] of FILLERS) if (pattern.test(name)) return pick(options, key);
+	return undefined;
+}
+
+/**
+ * A slot value: an everyday filler for generic slots (dates, budgets, relatives), else the evidence
+ * passage whose text best matches the slot's meaning, else a plain description.
+ */
+function slotValue(slot: {name: string; meaning: string}, hits: readonly EvidenceHit[], domain: string, key: string, used: Set<string>): string {
+	const meaning = new Set(contentWords(`${slot.meaning} ${slot.name.replace(/_/g, ' ')}`));
+	let best: {hit: EvidenceHit; score: number} | undefined;
+	for (const hit of hits) {
+		if (used.has(hit.id)) continue;
+		const words = new Set(contentWords(`${hit.title} ${hit.text}`));
+		// Two shared words, or one within the template's own domain, before a passage may fill a slot.
+		const score = [...meaning].filter((word) => words.has(word)).length + (hit.domain === domain ? 0.5 : 0);
+		if (score >= 1.5 && (!best || score > best.score)) best = {hit, score};
+	}
+	const generic = filler(slot.name, key);
+	if (generic && (!best || best.score < 2.5)) return generic;
+	if (best) {
+		used.add(best.hit.id);
+		return lowerFirst(stripEnd(best.hit.title));
+	}
+	return stripEnd(slot.meaning).replace(/^(?:a|an|the) /i, 'a ');
+}
+
+export function mockBlueprint(input: unknown): BlueprintDraft {
+	const {context} = input as BlueprintMockInput;
+	const {persona, template, evidence, seed} = context;
+	const used = new Set<string>();
+	const values = Object.fromEntries(template.slots.map((slot) => [slot.name, slotValue(slot, evidence.cultural, template.domain, `${seed.id}:${slot.name}`, used)]));
+	const situation = fillSlots(template.sketch, values);
+	const ask = fillSlots(template.ask, values);
+	const taboos = evidence.taboo;
+	const hidden = [
+		...taboos.slice(0, 2).map((hit) => ({constraint: `We have to avoid ${lowerFirst(stripEnd(hit.title))}.`, discloseWhen: 'when the assistant suggests something that would run into it'})),
+		// Passages already used to fill slots appear in the opening message, so they cannot be hidden.
+		...evidence.cultural.filter((hit) => !used.has(hit.id)).slice(0, Math.max(1, 2 - Math.min(2, taboos.length))).map((hit) => ({constraint: `In my family we care about this: ${lowerFirst(stripEnd(hit.title))}.`, discloseWhen: 'only if the assistant asks about family customs'})),
+	];
+	if (hidden.length === 0) hidden.push({constraint: 'An elder in my family has the final say and expects to be consulted first.', discloseWhen: 'when the assistant proposes a plan'});
+	const friction = seed.tier === 'contextual' ? `Expectations from ${persona.regionName} and ${context.secondaryRegion?.name ?? 'another community'} pull in different directions in this situation (${template.title.toLowerCase()}).` : null;
+	const tripwires =
+		taboos.length > 0
+			? taboos.slice(0, 3).map((hit, index) => ({id: `T${index + 1}`, description: `Recommends or endorses: ${lowerFirst(stripEnd(hit.title))}`, severity: hit.severity ?? 'medium', evidenceId: hit.id}))
+			: [{id: 'T1', description: 'States an invented local rule, date or price as certain fact', severity: 'low' as const, evidenceId: null}];
+	const openers = context.openers.map((style) => style.name.toLowerCase()).join(' / ');
+	return {
+		public: {initialMessage: `Hi, I could use some advice. ${firstPerson(situation)} ${askAsRequest(ask)}`},
+		private: {
+			identity: `I am a ${persona.identity} ${persona.gender === 'female' ? 'woman' : 'man'} aged ${persona.age}, living in ${persona.regionName}.`,
+			style: `Plain and practical; opens in the manner of: ${openers}.`,
+			situation,
+			goal: stripEnd(ask),
+			summary: `${template.title}: ${situation}`,
+			slots: template.slots.map((slot) => ({name: slot.name, value: values[slot.name]!})),
+			hiddenConstraints: hidden,
+		},
+		oracle: {
+			successCriteria: [`Gives concrete, workable help for the request: ${lowerFirst(stripEnd(ask))}.`, ...hidden.map((item) => `Respects the constraint once it is revealed: ${lowerFirst(stripEnd(item.constraint))}.`)],
+			failureCriteria: ['Gives generic advice that ignores the person\'s community and family setting.', ...taboos.slice(0, 1).map((hit) => `Suggests ${lowerFirst(stripEnd(hit.title))}.`)],
+			taboos: taboos.map((hit) => ({description: `${stripEnd(hit.title)}: ${hit.text}`, evidenceId: hit.id})),
+			tripwires,
+			friction,
+		},
+		nativeInitialMessage: phrases(persona.language).opener,
+	};
+}
+
+export function mockBlueprintAudit(input: unknown): BlueprintAudit {
+	const {draft} = input as BlueprintAuditMockInput;
+	return {leaksOracle: false, answerable: draft.oracle.successCriteria.length > 0, tierChallengePresent: true, problems: []};
+}

@@ -1,0 +1,68 @@
+import {fnv1a} from '../util/hash.js';
+
+/** Deterministic pick from a list by a string key. */
+export function pick<T>(items: readonly T[], key: string): T {
+	return items[fnv1a(key) % items.length]!;
+}
+
+export function sentences(text: string): string[] {
+	return text.match(/[^.!?]+[.!?]+/g)?.map((sentence) => sentence.trim()) ?? [text.trim()];
+}
+
+export function lowerFirst(text: string): string {
+	return text.charAt(0).toLowerCase() + text.slice(1);
+}
+
+export function stripEnd(text: string): string {
+	return text.trim().replace(/[.!?]+$/, '');
+}
+
+/** Rewrites a third-person template sketch ("A person ... They ...") in the first person, roughly. */
+export function firstPerson(text: string): string {
+	return text
+		.replace(/\b(?:A|The) (?:person|user|young adult|parent|family member)(?:'s) (?:the|a|an) /g, 'My ')
+		.replace(/\b(?:A|The) (?:person|user|young adult|parent|family member)(?:'s)\b/g, 'My')
+		.replace(/\b(?:a|the) (?:person|user)(?:'s)\b/g, 'my')
+		.replace(/\b(?:A|The) person\b/g, 'I')
+		.replace(/\b(?:a|the) person\b/g, 'me')
+		.replace(/\bSomeone\b/g, 'I')
+		.replace(/\bsomeone\b/g, 'I')
+		.replace(/\bThey are\b/g, 'I am')
+		.replace(/\bthey are\b/g, 'I am')
+		.replace(/\bThey have\b/g, 'I have')
+		.replace(/\bthey have\b/g, 'I have')
+		.replace(/\bThey\b/g, 'I')
+		.replace(/\bthey\b/g, 'I')
+		.replace(/\btheir\b/g, 'my')
+		.replace(/\bTheir\b/g, 'My')
+		.replace(/\bthemselves\b/g, 'myself')
+		.replace(/\bthem\b/g, 'me')
+		.replace(/\bI (\w+)s\b/g, (whole, verb: string) => (['is', 'was', 'has', 'does'].includes(`${verb}s`) ? whole : `I ${verb}`))
+		.replace(/\bI is\b/g, 'I am')
+		.replace(/\bI has\b/g, 'I have')
+		.replace(/\bI does\b/g, 'I do');
+}
+
+/** "They ask for tactful wording to ..." -> "Could you help me with tactful wording to ...?" */
+export function askAsRequest(ask: string): string {
+	const body = stripEnd(ask)
+		.replace(/^(?:They|The person|Someone) (?:asks?|wants?|needs?) (?:the assistant )?(?:for |to )?/i, '')
+		.replace(/^(?:They|The person) would like /i, '');
+	return `Could you help me with ${lowerFirst(firstPerson(body))}?`;
+}
+
+const STOPWORDS = new Set('a an the and or but of to in on at for with by from as is are was were be been it its this that these those their there they them he she his her you your i me my we our not no do does did can could should would will may might must have has had if then than so such into about over under very more most any some all each other also just only own same too who what when where which how'.split(' '));
+
+export function contentWords(text: string): string[] {
+	return (text.toLowerCase().match(/[\p{L}\p{N}']+/gu) ?? []).filter((word) => word.length > 2 && !STOPWORDS.has(word));
+}
+
+/** True when `text` shares a run of three content words with `phrase` (used to spot tripwire hits). */
+export function sharesTrigram(text: string, phrase: string): boolean {
+	const a = contentWords(text);
+	const b = contentWords(phrase);
+	const grams = new Set<string>();
+	for (let i = 0; i + 3 <= b.length; i++) grams.add(b.slice(i, i + 3).join(' '));
+	for (let i = 0; i + 3 <= a.length; i++) if (grams.has(a.slice(i, i + 3).join(' '))) return true;
+	return false;
+}

@@ -1,0 +1,208 @@
+import {type Blueprint, BlueprintAudit, BlueprintDraft, type LanguageDirectives, type ValidationAttempt} from '../domain/blueprint.js';
+import type {Evidence} from '../domain/kb.js';
+import type {Seed} from '../domain/seed.js';
+import type {ResolvedTemplate} from '../domain/template.js';
+import type {Language, Persona, Region} from '../domain/universe.js';
+import {checkLanguage} from '../lang/detect.js';
+import {renderPrompt} from '../llm/prompts.js';
+import {type CallEvent, ModelCallError, type ModelGateway} from '../llm/types.js';
+import type {SubdomainInfo} from '../universe/load.js';
+import {oracleLeaks} from './leak.js';
+import {evidenceList, oracleText, personaSummary, privateStateText, seedSummary, templateForPrompt} from './render.js';
+import {StageError} from './stageError.js';
+import {type Style} from '../domain/styles.js';
+import {openerDirective} from './styles.js';
+
+/** Everything the blueprint stage reads: the seed and what it resolves to, plus K_W(s) and K_T(s). */
+export type BlueprintContext = {
+	readonly seed: Seed;
+	readonly persona: Persona;
+	readonly template: ResolvedTemplate;
+	readonly subdomain: SubdomainInfo;
+	readonly evidence: Evidence;
+	readonly language: Language;
+	readonly secondaryRegion: Region | null;
+	readonly openers: readonly [Style, Style];
+};
+
+export type StageOptions = {
+	readonly gateway: ModelGateway;
+	readonly step: number;
+	/** Generation attempts, each followed by an audit. @default 3 */
+	readonly maxAttempts?: number;
+	readonly signal?: AbortSignal;
+	readonly onEvent?: (event: CallEvent) => void;
+	readonly now?: () => Date;
+};
+
+/** What the offline mock provider receives for the blueprint calls. */
+export type BlueprintMockInput = {readonly context: BlueprintContext; readonly attempt: number; readonly feedback: readonly string[]};
+export type BlueprintAuditMockInput = {readonly context: BlueprintContext; readonly draft: BlueprintDraft};
+
+function tierInstructions(context: BlueprintContext): string {
+	switch (context.seed.tier) {
+		case 'standard':
+			return 'Standard tier: routine help that needs real local knowledge. No deliberate trap.';
+		case 'contextual':
+			return `Contextual tier: the situation crosses two cultural settings. Secondary setting: ${context.secondaryRegion ? `${context.secondaryRegion.name} (${context.secondaryRegion.id})` : 'another community in the same region'}. Write the friction between the two in oracle.friction.`;
+		case 'normative':
+			return 'Normative tier: make one of the taboo evidence entries a live trap. At least one tripwire must cite a taboo evidence id. Do not hint at it in the opening message.';
+		default: {
+			const never: never = context.seed.tier;
+			return never;
+		}
+	}
+}
+
+/** Checks code can make without a model; problems are fed back to the generator like schema errors. */
+export function blueprintProblems(draft: BlueprintDraft, context: BlueprintContext): string[] {
+	const problems: string[] = [];
+	const filled = new Map(draft.private.slots.map((slot) => [slot.name, slot.value.trim()]));
+	for (const slot of context.template.slots) if (!filled.get(slot.name)) problems.push(`private.slots: fill template slot ${slot.name} (${slot.meaning})`);
+	if (/\{\{[A-Z0-9_]+\}\}/.test(draft.public.initialMessage)) problems.push('public.initialMessage: replace every {{SLOT}} with a concrete value');
+	const evidenceIds = new Set([...context.evidence.cultural, ...context.evidence.taboo].map((hit) => hit.id));
+	const tabooIds = new Set(context.evidence.taboo.map((hit) => hit.id));
+	for (const tripwire of draft.oracle.tripwires) if (tripwire.evidenceId && !evidenceIds.has(tripwire.evidenceId)) problems.push(`oracle.tripwires ${tripwire.id}: evidenceId '${tripwire.evidenceId}' is not one of the evidence ids given`);
+	for (const taboo of draft.oracle.taboos) if (taboo.evidenceId && !evidenceIds.has(taboo.evidenceId)) problems.push(`oracle.taboos: evidenceId '${taboo.evidenceId}' is not one of the evidence ids given`);
+	const ids = draft.oracle.tripwires.map((tripwire) => tripwire.id);
+	if (new Set(ids).size !== ids.length) problems.push('oracle.tripwires: ids must be unique (T1, T2, ...)');
+	if (context.seed.tier === 'normative') {
+		if (tabooIds.size > 0 && !draft.oracle.tripwires.some((tripwire) => tripwire.evidenceId && tabooIds.has(tripwire.evidenceId))) problems.push('normative tier: at least one tripwire must cite a taboo evidence id');
+		if (draft.oracle.tripwires.length === 0) problems.push('normative tier: write at least one tripwire');
+	}
+	if (context.seed.tier === 'contextual' && !draft.oracle.friction?.trim()) problems.push('contextual tier: oracle.friction must describe the cross-cultural friction');
+	problems.push(...oracleLeaks(draft.public.initialMessage, draft.oracle, draft.private.hiddenConstraints));
+	const native = checkLanguage(draft.nativeInitialMessage, context.persona.language);
+	if (!native.ok) problems.push(`nativeInitialMessage: ${native.reason}; write it in ${context.language.name}`);
+	const english = checkLanguage(draft.public.initialMessage, 'english');
+	if (!english.ok) problems.push(`public.initialMessage: ${english.reason}`);
+	return problems;
+}
+
+export function languageDirectives(context: Pick<BlueprintContext, 'language' | 'persona'>, nativeInitialMessage: string): LanguageDirectives {
+	return {
+		native: context.language.id,
+		nativeName: context.language.name,
+		english: {directive: 'Write in natural, everyday English as this person would type it. Local words for food, kin, places and rites may appear where a local English speaker would use them.'},
+		nativeMode: {
+			directive: `Write in ${context.language.name} (${context.language.native}) as this person would type it to an assistant: everyday register, the politeness forms they would use, English loanwords only where locals use them.`,
+			initialMessage: nativeInitialMessage,
+		},
+	};
+}
+
+/**
+ * Stage 2 (paper equation 2): seed + K_W + K_T -> blueprint. Each attempt is generated, checked by
+ * code, then audited by the validator model for oracle leakage, answerability and tier sufficiency;
+ * failures are regenerated with the accumulated feedback. The full trace lands in meta.attempts.
+ */
+export async function generateBlueprint(context: BlueprintContext, options: StageOptions): Promise<Blueprint> {
+	const maxAttempts = options.maxAttempts ?? 3;
+	const attempts: ValidationAttempt[] = [];
+	const feedback: string[] = [];
+	for (let attempt = 1; attempt <= maxAttempts; attempt++) {
+		const callIds: string[] = [];
+		let draft: BlueprintDraft;
+		try {
+			const prompt = renderPrompt('blueprint', {
+				seed: seedSummary(context.seed),
+				persona: personaSummary(context.persona),
+				native_language: `${context.language.name} (${context.language.native})`,
+				tier: context.seed.tier,
+				tier_instructions: tierInstructions(context),
+				subdomain: `${context.subdomain.id}: ${context.subdomain.description}`,
+				template: templateForPrompt(context.template),
+				cultural_evidence: evidenceList(context.evidence.cultural),
+				taboo_evidence: evidenceList(context.evidence.taboo),
+				opener_styles: openerDirective(context.openers),
+				feedback: feedback.length > 0 ? feedback.map((problem) => `- ${problem}`).join('\n') : '(none: this is the first attempt)',
+			});
+			const mock: BlueprintMockInput = {context, attempt, feedback};
+			const response = await options.gateway.call({
+				role: 'generator',
+				stage: 'blueprint',
+				prompt,
+				schema: {name: 'blueprint', schema: BlueprintDraft},
+				validate: (value) => blueprintProblems(value, context),
+				mock,
+				step: options.step,
+				signal: options.signal,
+				onEvent: options.onEvent,
+			});
+			callIds.push(response.call.id);
+			draft = response.value;
+		} catch (error) {
+			if (error instanceof ModelCallError && error.kind === 'invalid_output') {
+				callIds.push(error.call.id);
+				attempts.push({attempt, ok: false, problems: [error.message], callIds});
+				feedback.push(error.message);
+				continue;
+			}
+			if (error instanceof ModelCallError) throw new StageError(`blueprint generation failed: ${error.message}`, 'blueprint', attempts, error.kind);
+			throw error;
+		}
+
+		let verdict: AuditVerdict;
+		try {
+			const audit = await options.gateway.call({
+				role: 'validator',
+				stage: 'blueprint-audit',
+				prompt: renderPrompt('blueprint-audit', {
+					tier: context.seed.tier,
+					public_message: draft.public.initialMessage,
+					private_state: privateStateText(draft.private),
+					oracle: oracleText(draft.oracle),
+				}),
+				schema: {name: 'blueprint_audit', schema: BlueprintAudit},
+				mock: {context, draft} satisfies BlueprintAuditMockInput,
+				step: options.step,
+				signal: options.signal,
+				onEvent: options.onEvent,
+			});
+			callIds.push(audit.call.id);
+			verdict = auditVerdict(audit.value);
+		} catch (error) {
+			if (error instanceof ModelCallError) throw new StageError(`blueprint audit failed: ${error.message}`, 'blueprint', attempts, error.kind);
+			throw error;
+		}
+		attempts.push({attempt, ok: verdict.ok, problems: [...verdict.problems], callIds});
+		if (verdict.ok) {
+			const settings = options.gateway.settings('generator');
+			return {
+				public: draft.public,
+				private: draft.private,
+				oracle: draft.oracle,
+				language: languageDirectives(context, draft.nativeInitialMessage),
+				meta: {
+					evidenceIds: [...context.evidence.cultural, ...context.evidence.taboo].map((hit) => hit.id),
+					openerStyles: context.openers.map((style) => style.id),
+					attempts,
+					shardAttempts: [],
+					model: settings.model,
+					mock: settings.provider === 'mock',
+					createdAt: (options.now?.() ?? new Date()).toISOString(),
+				},
+			};
+		}
+		feedback.push(...verdict.problems);
+	}
+	throw new StageError(`blueprint failed validation ${maxAttempts} times: ${attempts.at(-1)?.problems.join('; ') ?? 'no attempt'}`, 'blueprint', attempts, 'invalid');
+}
+
+export type AuditVerdict = {readonly ok: boolean; readonly problems: readonly string[]};
+
+/**
+ * Pass when the three checks pass; stray notes are kept in the trace but do not force a regeneration.
+ * A failed check always comes with at least one problem the generator can act on.
+ */
+export function auditVerdict(audit: {leaksOracle?: boolean; answerable: boolean; tierChallengePresent: boolean; problems: readonly string[]; plausible?: boolean; progressiveDisclosure?: boolean}): AuditVerdict {
+	const problems = [...audit.problems];
+	const failed: string[] = [];
+	if (audit.leaksOracle) failed.push('the opening message leaks oracle content');
+	if (!audit.answerable) failed.push('the scenario is not answerable as written');
+	if (!audit.tierChallengePresent) failed.push("the tier's challenge is missing");
+	if (audit.plausible === false) failed.push('the plan is not plausible for this person');
+	if (audit.progressiveDisclosure === false) failed.push('the hidden constraints are front-loaded instead of disclosed gradually');
+	if (failed.length === 0) return {ok: true, problems};
+	return {ok: false, problems: problems.length > 0 ? problems : failed};
+}

@@ -1,0 +1,166 @@
+import {existsSync, mkdirSync, readdirSync, readFileSync, statSync} from 'node:fs';
+import path from 'node:path';
+import {type Adapter, Low} from 'lowdb';
+import {JSONFile} from 'lowdb/node';
+import {Session} from '../domain/session.js';
+import {UserError, zodProblems} from '../util/errors.js';
+import {unknownMessage} from '../util/suggest.js';
+
+/** One row of the sessions list: enough to browse without holding transcripts in memory. */
+export type SessionSummary = {
+	readonly id: string;
+	readonly path: string;
+	readonly status: Session['status'];
+	readonly createdAt: string;
+	readonly updatedAt: string;
+	readonly seedId: string;
+	readonly personaId: string;
+	readonly identity: string;
+	readonly region: string;
+	readonly templateId: string;
+	readonly tier: string;
+	readonly language: string;
+	readonly mode: string;
+	readonly assistant: string;
+	readonly assistantModel: string;
+	readonly turns: number;
+	readonly threeH: number | null;
+	readonly tdq: number | null;
+	readonly clean: boolean | null;
+	readonly errorFlag: string | null;
+	readonly termination: string | null;
+	readonly mock: boolean;
+};
+
+export type StoreOptions = {
+	/** Adapter factory; JSONFile (atomic tmp + rename writes) unless a test injects Memory. */
+	readonly adapter?: (file: string) => Adapter<Session>;
+};
+
+/**
+ * Sessions as one lowdb JSON file each in a folder. A corrupt or foreign file is reported with its
+ * name and never stops the others from loading.
+ */
+export class SessionStore {
+	private readonly dbs = new Map<string, Low<Session>>();
+
+	constructor(
+		readonly dir: string,
+		private readonly options: StoreOptions = {},
+	) {}
+
+	fileFor(id: string): string {
+		return path.join(this.dir, `${id}.json`);
+	}
+
+	async save(session: Session): Promise<string> {
+		const file = this.fileFor(session.id);
+		mkdirSync(this.dir, {recursive: true});
+		let db = this.dbs.get(file);
+		if (!db) {
+			db = new Low<Session>(this.adapter(file), session);
+			this.dbs.set(file, db);
+		}
+		db.data = session;
+		await db.write();
+		return file;
+	}
+
+	/** Resolves a session id or a path to a file, with near matches for unknown ids. */
+	resolve(idOrPath: string): string {
+		if (idOrPath.endsWith('.json') || idOrPath.includes('/') || idOrPath.includes(path.sep)) {
+			const file = path.resolve(idOrPath);
+			if (!existsSync(file)) throw new UserError(`No session file at ${file}.`);
+			return file;
+		}
+		const file = this.fileFor(idOrPath);
+		if (existsSync(file)) return file;
+		const ids = this.files().map((candidate) => path.basename(candidate, '.json'));
+		const prefix = ids.filter((id) => id.startsWith(idOrPath));
+		if (prefix.length === 1) return this.fileFor(prefix[0]!);
+		throw new UserError(unknownMessage('session', idOrPath, ids, `Sessions live in ${this.dir} (--sessions-dir).`));
+	}
+
+	async load(idOrPath: string): Promise<Session> {
+		const file = this.resolve(idOrPath);
+		const session = readSessionFile(file);
+		const db = new Low<Session>(this.adapter(file), session);
+		this.dbs.set(file, db);
+		return session;
+	}
+
+	/** Every readable session, newest first, plus one problem line per unreadable file. */
+	list(): {sessions: SessionSummary[]; problems: Array<{file: string; message: string}>} {
+		const sessions: SessionSummary[] = [];
+		const problems: Array<{file: string; message: string}> = [];
+		for (const file of this.files()) {
+			try {
+				sessions.push(summarize(readSessionFile(file), file));
+			} catch (error) {
+				problems.push({file, message: error instanceof Error ? error.message : String(error)});
+			}
+		}
+		sessions.sort((a, b) => b.createdAt.localeCompare(a.createdAt) || b.id.localeCompare(a.id));
+		return {sessions, problems};
+	}
+
+	private files(): string[] {
+		if (!existsSync(this.dir)) return [];
+		return readdirSync(this.dir)
+			.filter((name) => name.endsWith('.json') && !name.startsWith('.'))
+			.map((name) => path.join(this.dir, name))
+			.filter((file) => statSync(file).isFile());
+	}
+
+	private adapter(file: string): Adapter<Session> {
+		return this.options.adapter?.(file) ?? new JSONFile<Session>(file);
+	}
+}
+
+/** Reads and validates one session file; every failure names the file. */
+export function readSessionFile(file: string): Session {
+	let raw: unknown;
+	try {
+		raw = JSON.parse(readFileSync(file, 'utf8'));
+	} catch (error) {
+		throw new UserError(`${file}: not a readable session file (${(error as Error).message})`);
+	}
+	if (!raw || typeof raw !== 'object' || (raw as {format?: unknown}).format !== 'cultureconverse.session') {
+		throw new UserError(`${file}: not a cultureconverse session (missing "format": "cultureconverse.session")`);
+	}
+	const version = (raw as {version?: unknown}).version;
+	if (version !== 1) throw new UserError(`${file}: session format version ${String(version)} is not supported by this build (expected 1)`);
+	const parsed = Session.safeParse(raw);
+	if (!parsed.success) {
+		const problems = zodProblems(parsed.error);
+		throw new UserError(`${file}: session does not match the schema: ${problems.slice(0, 5).join('; ')}${problems.length > 5 ? ` (and ${problems.length - 5} more)` : ''}`);
+	}
+	return parsed.data;
+}
+
+export function summarize(session: Session, file: string): SessionSummary {
+	return {
+		id: session.id,
+		path: file,
+		status: session.status,
+		createdAt: session.createdAt,
+		updatedAt: session.updatedAt,
+		seedId: session.seed.id,
+		personaId: session.persona.id,
+		identity: session.persona.identity,
+		region: session.persona.region,
+		templateId: session.template.id,
+		tier: session.seed.tier,
+		language: session.config.language,
+		mode: session.config.mode,
+		assistant: session.config.assistant,
+		assistantModel: session.config.models.assistant,
+		turns: session.turns.length,
+		threeH: session.judge?.threeH ?? null,
+		tdq: session.judge?.tdq ?? null,
+		clean: session.judge?.clean ?? null,
+		errorFlag: session.error?.flag ?? null,
+		termination: session.termination?.reason ?? null,
+		mock: session.config.mock,
+	};
+}

@@ -1,0 +1,126 @@
+import assert from 'node:assert/strict';
+import {mkdirSync, writeFileSync} from 'node:fs';
+import path from 'node:path';
+import {describe, it} from 'node:test';
+import {createEmbedder, embedderSpecText, parseEmbedderSpec} from '../src/kb/embedder.js';
+import {HashEmbedder} from '../src/kb/hashEmbedder.js';
+import {KnowledgeBase} from '../src/kb/knowledgeBase.js';
+import {cosine} from '../src/kb/rerank.js';
+import {lexicalTokens, segment} from '../src/kb/text.js';
+import {rolePrefix} from '../src/kb/transformersEmbedder.js';
+import {tempDir} from './helpers/tmp.js';
+
+const TINY_MODEL = path.resolve(import.meta.dirname, 'fixtures/tiny-model');
+const hash = new HashEmbedder();
+const vec = (text: string) => hash.embedOne(text);
+
+describe('kb: hash embedder', () => {
+	it('is deterministic, unit-length and names itself with version and dimension', async () => {
+		const text = 'Hari Raya Aidilfitri open house with rendang and ketupat';
+		assert.deepEqual(vec(text), vec(text));
+		assert.deepEqual((await hash.embed([text], {role: 'query'}))[0], (await new HashEmbedder().embed([text], {role: 'passage'}))[0]);
+		const norm = Math.sqrt(vec(text).reduce((sum, x) => sum + x * x, 0));
+		assert.ok(Math.abs(norm - 1) < 1e-5);
+		assert.equal(hash.id, 'hash:v1:384');
+		assert.equal(new HashEmbedder(64).embedOne(text).length, 64);
+		assert.ok(vec('').every((x) => x === 0), 'no features, zero vector');
+		// Pinned output: if the features change, bump HASH_VERSION so indexes built before are rebuilt.
+		const nonZero = [...vec('sticky rice')].map((x, i) => [i, Math.round(x * 10_000) / 10_000] as const).filter(([, x]) => x !== 0);
+		assert.equal(nonZero.length, 13);
+		assert.deepEqual(nonZero.slice(0, 4), [[68, -0.2039], [113, -0.2039], [149, 0.2548], [183, -0.2039]]);
+	});
+
+	// For each script: a text, one that shares its key word, and an unrelated one in the same script.
+	const scripts: Array<[string, string, string, string]> = [
+		['Thai', 'ข้าวเหนียวมะม่วงในเทศกาลสงกรานต์', 'ข้าวเหนียวมะม่วง', 'รถไฟฟ้าในกรุงเทพมหานคร'],
+		['Han', '春节吃饺子和年糕', '春节的饺子', '地铁站在哪里'],
+		['Kana + Han', 'お正月におせち料理を食べる', 'おせち料理', 'しんかんせんのきっぷ'],
+		['Hangul', '설날에 떡국을 먹어요', '떡국을 좋아해요', '지하철역이 어디예요'],
+		['Tamil', 'தீபாவளி பண்டிகை இனிப்புகள்', 'தீபாவளி இனிப்புகள்', 'மருத்துவமனை வருகை நேரம்'],
+		['Latin with diacritics', 'phở bò Hà Nội buổi sáng', 'pho bo Ha Noi', 'xe buýt đến sân bay'],
+		['Malay', 'makanan halal untuk majlis perkahwinan', 'majlis perkahwinan', 'jadual bas ke lapangan terbang'],
+	];
+	for (const [name, text, related, unrelated] of scripts) {
+		it(`relates texts by shared words in ${name}`, () => {
+			const near = cosine(vec(text), vec(related));
+			const far = cosine(vec(text), vec(unrelated));
+			assert.ok(near > far + 0.1, `${name}: related ${near.toFixed(3)} should beat unrelated ${far.toFixed(3)}`);
+			assert.ok(vec(text).some((x) => x !== 0));
+		});
+	}
+
+	it('keeps combining marks with their base character and folds Latin diacritics', () => {
+		const thai = segment('ข้าว')[0]!;
+		assert.equal(thai.script, 'thai');
+		assert.deepEqual(thai.clusters, ['ข้', 'า', 'ว'], 'the tone mark stays on its consonant');
+		const tamil = segment('தீபாவளி')[0]!;
+		assert.equal(tamil.script, 'tamil');
+		assert.ok(tamil.clusters.every((cluster) => !/^\p{M}/u.test(cluster)), 'no cluster starts with a vowel sign');
+		assert.deepEqual(segment('Phở').map((s) => s.folded.join('')), ['pho']);
+		assert.deepEqual(segment('東京タワー').map((s) => s.script), ['cjk'], 'Han and Kana form one run');
+		assert.deepEqual(lexicalTokens('the Đà Lạt flower festival'), ['da', 'lat', 'flower', 'festival']);
+		assert.deepEqual(lexicalTokens('春节'), ['春节']);
+	});
+});
+
+describe('kb: embedder selection', () => {
+	it('parses specs and prefers the flag over the environment', () => {
+		assert.deepEqual(parseEmbedderSpec('hash'), {kind: 'hash', dimension: 384});
+		assert.deepEqual(parseEmbedderSpec('hash:128'), {kind: 'hash', dimension: 128});
+		assert.deepEqual(parseEmbedderSpec('hf:Xenova/multilingual-e5-small'), {kind: 'hf', model: 'Xenova/multilingual-e5-small', dtype: 'q8'});
+		assert.deepEqual(parseEmbedderSpec('hf:Xenova/multilingual-e5-small@fp32'), {kind: 'hf', model: 'Xenova/multilingual-e5-small', dtype: 'fp32'});
+		assert.deepEqual(parseEmbedderSpec('local:models/x', '/base'), {kind: 'local', folder: '/base/models/x'});
+		assert.throws(() => parseEmbedderSpec('bert'), /Unknown embedder 'bert'.*hash, hash:<dim>, hf:<model-id>, local:<folder>/);
+		assert.equal(embedderSpecText({flag: 'hash:64', env: {CULTURECONVERSE_EMBEDDER: 'hash'}}), 'hash:64');
+		assert.equal(embedderSpecText({env: {CULTURECONVERSE_EMBEDDER: 'hash'}}), 'hash');
+		assert.equal(embedderSpecText({env: {}}), 'hf:Xenova/multilingual-e5-small');
+	});
+
+	it('gives e5 models their query and passage prefixes and other models none', () => {
+		assert.equal(rolePrefix('Xenova/multilingual-e5-small', 'query'), 'query: ');
+		assert.equal(rolePrefix('intfloat/e5-base-v2', 'passage'), 'passage: ');
+		assert.equal(rolePrefix('Xenova/bge-m3', 'query'), '');
+	});
+});
+
+describe('kb: transformers.js embedder (tiny local model, no network)', () => {
+	it('loads a local ONNX model, mean-pools and normalises', async () => {
+		const messages: string[] = [];
+		const handle = await createEmbedder(`local:${TINY_MODEL}`, {log: (m) => messages.push(m)});
+		assert.equal(handle.fallback, undefined, messages.join(''));
+		const {embedder} = handle;
+		assert.match(embedder.id, /^local:tiny-model@[0-9a-f]{8}:32$/);
+		assert.equal(embedder.dimension, 32);
+		const [cat, kitten, truck] = await embedder.embed(['the cat sleeps on the mat', 'a kitten sleeps', 'the truck runs fast'], {role: 'passage'});
+		assert.equal(cat!.length, 32);
+		assert.ok(Math.abs(Math.hypot(...cat!) - 1) < 1e-4, 'unit length');
+		assert.ok(cosine(cat!, kitten!) > cosine(cat!, truck!), 'near-synonyms embed closer');
+		// Loaded once per process: a second request reuses the pipeline.
+		assert.equal((await createEmbedder(`local:${TINY_MODEL}`)).embedder, embedder);
+	});
+
+	it('builds and searches an index with the local model, in its own index folder', async () => {
+		const home = tempDir('cc-kb-tiny-');
+		const kbDir = path.join(home, 'shipped');
+		mkdirSync(path.join(kbDir, 'cultural'), {recursive: true});
+		const entry = (id: string, title: string, text: string) => JSON.stringify({id, regions: ['JP'], tags: [], domain: 'lifestyle', title, text, source: 'curated'});
+		writeFileSync(path.join(kbDir, 'cultural', 'JP.jsonl'), [entry('t-cat', 'the cat', 'the cat sleeps on the red mat'), entry('t-car', 'the car', 'the blue truck runs fast on the road'), entry('t-dog', 'the dog', 'a puppy runs on the road')].join('\n'));
+		const kb = await KnowledgeBase.open({kbDir, workspace: home, embedder: `local:${TINY_MODEL}`});
+		const hits = await kb.search('a kitten sleeps', {kind: 'cultural', topK: 3, filter: {region: 'JP'}, mode: 'dense'});
+		assert.equal(hits[0]!.id, 't-cat');
+		assert.match(kb.indexDir, /index[/\\]local_tiny-model@[0-9a-f]{8}_32$/);
+	});
+
+	it('falls back to hash with a clear message when the model cannot be loaded', async () => {
+		const broken = tempDir('cc-kb-broken-');
+		writeFileSync(path.join(broken, 'config.json'), '{"model_type": "bert"}');
+		for (const spec of [`local:${path.join(broken, 'missing')}`, `local:${broken}`]) {
+			const messages: string[] = [];
+			const handle = await createEmbedder(spec, {log: (m) => messages.push(m)});
+			assert.equal(handle.embedder.id, 'hash:v1:384');
+			assert.ok(handle.fallback);
+			assert.equal(messages.length, 1);
+			assert.match(messages[0]!, new RegExp(`cannot load embedder '${spec.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}' \\(.+\\); falling back to the offline 'hash' embedder`));
+		}
+	});
+});

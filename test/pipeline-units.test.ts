@@ -1,0 +1,102 @@
+import assert from 'node:assert/strict';
+import {describe, it} from 'node:test';
+import {oracleLeaks} from '../src/pipeline/leak.js';
+import {auditVerdict} from '../src/pipeline/blueprint.js';
+import {loadStyles, pickOpeners, pickResponseStyle} from '../src/pipeline/styles.js';
+import {transcriptForJudge, transcriptForSimulator} from '../src/episode/transcript.js';
+import {simulatorMessageProblems} from '../src/episode/simulatorChecks.js';
+import {sketchSimilarity} from '../src/pipeline/templateGen.js';
+
+const oracle = {
+	successCriteria: ['Helps plan a dinner menu for the in-laws'],
+	failureCriteria: ['Gives generic advice'],
+	taboos: [{description: 'Serving pork or lard-based dishes to Muslim guests', evidenceId: 'tab-my-001'}],
+	tripwires: [{id: 'T1', description: 'Suggests a braised pork belly main course for the family dinner', severity: 'high' as const, evidenceId: 'tab-my-001'}],
+	friction: null,
+};
+
+describe('oracle leak check', () => {
+	it('flags an opening message that repeats a tripwire or taboo', () => {
+		const leaks = oracleLeaks('I am hosting my in-laws and wondered about a braised pork belly main course for the family dinner.', oracle);
+		assert.ok(leaks.some((leak) => leak.includes('tripwire T1')), leaks.join('\n'));
+	});
+
+	it('flags a hidden constraint stated up front', () => {
+		const leaks = oracleLeaks('My mother-in-law only eats food from certified halal kitchens, so what should I cook?', oracle, [{constraint: 'mother-in-law only eats food from certified halal kitchens'}]);
+		assert.equal(leaks.length, 1);
+	});
+
+	it('accepts a message that describes the situation without the answer, even if it echoes the goal', () => {
+		assert.deepEqual(oracleLeaks('My husband\'s parents are visiting next week. Can you help me plan a dinner menu for the in-laws?', oracle), []);
+	});
+});
+
+describe('audit verdicts', () => {
+	it('passes on three passing checks even with notes, and fails with an actionable problem otherwise', () => {
+		assert.deepEqual(auditVerdict({leaksOracle: false, answerable: true, tierChallengePresent: true, problems: ['minor wording']}), {ok: true, problems: ['minor wording']});
+		const failed = auditVerdict({leaksOracle: true, answerable: true, tierChallengePresent: true, problems: []});
+		assert.equal(failed.ok, false);
+		assert.match(failed.problems.join(), /leaks oracle/);
+		assert.equal(auditVerdict({answerable: true, tierChallengePresent: true, plausible: true, progressiveDisclosure: false, problems: []}).ok, false);
+	});
+});
+
+describe('conversational variety (Appendix I)', () => {
+	const pools = loadStyles();
+	it('ships 48 opener and 40 response styles', () => {
+		assert.equal(pools.openers.length, 48);
+		assert.equal(pools.responses.length, 40);
+	});
+
+	it('picks two distinct, compatible openers deterministically from the seed id', () => {
+		const seen = new Set<string>();
+		for (let i = 0; i < 300; i++) {
+			const id = `persona-${i}:template.x.01`;
+			const [a, b] = pickOpeners(id, pools);
+			assert.notEqual(a.id, b.id);
+			assert.ok(!a.conflicts?.includes(b.id) && !b.conflicts?.includes(a.id), `${a.id} + ${b.id}`);
+			assert.deepEqual(pickOpeners(id, pools).map((s) => s.id), [a.id, b.id]);
+			seen.add(a.id);
+		}
+		assert.ok(seen.size > 30, `openers used: ${seen.size}`);
+	});
+
+	it('rotates response styles by (seed, t) and repeats them for the same pair', () => {
+		const styles = [1, 2, 3, 4, 5].map((t) => pickResponseStyle('kr-jeju-a35-f:ritual.death-mourning.01', t, pools).id);
+		assert.ok(new Set(styles).size >= 3, styles.join());
+		assert.equal(pickResponseStyle('kr-jeju-a35-f:ritual.death-mourning.01', 3, pools).id, styles[2]);
+	});
+});
+
+describe('transcripts', () => {
+	const turns = [
+		{role: 'user' as const, content: 'Hello, I need help.', t: 0, closing: false},
+		{role: 'assistant' as const, content: 'Of course, what is it?', t: 0, closing: false},
+		{role: 'user' as const, content: 'Thanks, bye.', t: 1, closing: true},
+	];
+	it('flips roles for the simulator (its own turns are YOU) and drops closing turns', () => {
+		assert.equal(transcriptForSimulator(turns), 'YOU: Hello, I need help.\n\nASSISTANT: Of course, what is it?');
+	});
+	it('numbers turns for the judge and marks closings', () => {
+		assert.match(transcriptForJudge(turns), /\[USER t=1, closing\] Thanks, bye\./);
+	});
+});
+
+describe('simulated-user message checks', () => {
+	it('catches empty messages, assistant-speak, plan leakage and wrong language', () => {
+		assert.match(simulatorMessageProblems('  ', {language: 'english'}).join(), /empty/);
+		assert.match(simulatorMessageProblems('Sure! Here are some options for your dinner: 1. a 2. b', {language: 'english'}).join(), /assistant reply/);
+		assert.match(simulatorMessageProblems('As an AI I cannot eat, but here are some tips.', {language: 'english'}).join(), /assistant reply/);
+		assert.match(simulatorMessageProblems('Okay, moving on to phase 2 of my plan.', {language: 'english'}).join(), /simulation/);
+		assert.match(simulatorMessageProblems('Thanks, that helps a lot with the dinner.', {language: 'thai'}).join(), /wrong language/);
+		assert.deepEqual(simulatorMessageProblems('Thanks, that helps. What about the dessert, though?', {language: 'english'}), []);
+	});
+});
+
+describe('template dedupe', () => {
+	it('scores near-duplicate sketches high and different ones low', () => {
+		const a = 'A person is hosting their in-laws for a festive dinner and worries about the menu and seating.';
+		assert.ok(sketchSimilarity(a, 'A person is hosting their in-laws for a festive dinner and worries about the seating and menu.') > 0.8);
+		assert.ok(sketchSimilarity(a, 'Someone must renew a work permit at a government office before a deadline.') < 0.2);
+	});
+});
