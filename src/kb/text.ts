@@ -26,6 +26,7 @@ const SEPARATOR = 0;
 const MARK = 1;
 type CharClass = ScriptClass | typeof SEPARATOR | typeof MARK;
 
+const ASCII = /^[\x00-\x7f]*$/;
 const letterRe = /[\p{L}\p{N}]/u;
 const markRe = /\p{M}/u;
 const slowCache = new Map<number, CharClass>();
@@ -77,6 +78,13 @@ export function normalizeText(text: string): string {
  * diacritics (ở is one code point); `folded` strips them per cluster.
  */
 export function segment(text: string): Segment[] {
+	// Fast path for plain ASCII (most English passages): words are runs of [a-z0-9], nothing to fold.
+	if (ASCII.test(text)) {
+		return (text.toLowerCase().match(/[a-z0-9]+/g) ?? []).map((word) => {
+			const clusters = word.split('');
+			return {script: 'latin', clusters, folded: clusters};
+		});
+	}
 	const normalized = normalizeText(text);
 	const segments: Segment[] = [];
 	let script: ScriptClass | undefined;
@@ -125,6 +133,7 @@ export const STOPWORDS: ReadonlySet<string> = new Set(
 
 /** Word tokens and unspaced-script bigrams for lexical matching (BM25), diacritics folded. */
 export function lexicalTokens(text: string): string[] {
+	if (ASCII.test(text)) return (text.toLowerCase().match(/[a-z0-9]+/g) ?? []).filter((word) => word.length >= 2 && !STOPWORDS.has(word));
 	const tokens: string[] = [];
 	for (const seg of segment(text)) {
 		if (UNSPACED.has(seg.script)) {

@@ -143,7 +143,7 @@ export function chunkText(text: string, target = CHUNK_TARGET): string[] {
 }
 
 export function titleSlug(title: string): string {
-	const ascii = title.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 60).replace(/-+$/, '');
+	const ascii = title.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').replace(/[đĐ]/g, 'd').toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 60).replace(/-+$/, '');
 	// Titles in Thai, Han or Hangul have no ASCII letters: a hash keeps their ids valid and stable.
 	return ascii.length >= 3 ? ascii : `t${shortHash(title).slice(0, 10)}`;
 }

@@ -1,0 +1,84 @@
+import {Box, Text, useInput} from 'ink';
+import {useMemo, useState} from 'react';
+import type {Session} from '../../domain/session.js';
+import type {Notice} from '../episode/liveState.js';
+import {clamp, effectiveOffset, followSelection, pageSize, scrollBy, type ScrollState, TOP} from '../text/scroll.js';
+import {truncate} from '../text/width.js';
+import {callDetailBlocks, callRow, noticeBlocks} from '../view/inspector.js';
+import {PANE_CHROME_ROWS} from '../view/layout.js';
+import {BlockCache, layoutBlocks} from '../view/lines.js';
+import {Pane} from './Pane.js';
+
+type Props = {
+	readonly session: Session;
+	readonly notices: readonly Notice[];
+	readonly width: number;
+	readonly height: number;
+	readonly active: boolean;
+	readonly onClose: () => void;
+};
+
+/**
+ * Every model call of the session (role, stage, model, prompt id, attempts, tokens, latency, error),
+ * and for the selected one its raw request messages and raw reply; the last entry is the log of
+ * errors and notices.
+ */
+export function Inspector({session, notices, width, height, active, onClose}: Props) {
+	const calls = session.calls;
+	const count = calls.length + 1;
+	const [selected, setSelected] = useState(() => Math.max(0, calls.length - 1));
+	const [listOffset, setListOffset] = useState(0);
+	const [detail, setDetail] = useState<ScrollState>(TOP);
+	const cache = useMemo(() => new BlockCache(), []);
+	const current = clamp(selected, 0, count - 1);
+	const listRows = Math.max(2, Math.min(count, Math.floor((height - 1) / 3)));
+	const detailHeight = Math.max(PANE_CHROME_ROWS + 1, height - 1 - listRows);
+	const bodyHeight = detailHeight - PANE_CHROME_ROWS;
+	const call = calls[current];
+	const layout = layoutBlocks(call ? callDetailBlocks(call, cache) : noticeBlocks(notices, session, cache), Math.max(1, width - 4));
+	const offset = effectiveOffset(detail, layout.total, bodyHeight);
+	const firstRow = followSelection(current, listOffset, listRows, count);
+
+	const select = (index: number) => {
+		const next = clamp(index, 0, count - 1);
+		setSelected(next);
+		setListOffset(followSelection(next, listOffset, listRows, count));
+		setDetail(TOP);
+	};
+	useInput(
+		(input, key) => {
+			if (key.escape || input === 'i' || input === 'q') onClose();
+			else if (key.upArrow) select(current - 1);
+			else if (key.downArrow) select(current + 1);
+			else if (key.home) select(0);
+			else if (key.end) select(count - 1);
+			else if (key.pageDown || input === ' ') setDetail(scrollBy(detail, pageSize(bodyHeight), layout.total, bodyHeight));
+			else if (key.pageUp) setDetail(scrollBy(detail, -pageSize(bodyHeight), layout.total, bodyHeight));
+			else if (input === 'j') setDetail(scrollBy(detail, 1, layout.total, bodyHeight));
+			else if (input === 'k') setDetail(scrollBy(detail, -1, layout.total, bodyHeight));
+		},
+		{isActive: active},
+	);
+
+	const rows = [];
+	for (let index = firstRow; index < Math.min(count, firstRow + listRows); index++) {
+		const entry = calls[index];
+		const text = entry ? callRow(entry, index) : `    Errors and notices (${notices.length}${session.error ? ' + session error' : ''})`;
+		rows.push(
+			<Text key={index} wrap="truncate-end" inverse={index === current} color={entry && !entry.ok ? 'red' : entry ? undefined : 'yellow'}>
+				{truncate(text, Math.max(1, width - 1))}
+			</Text>,
+		);
+	}
+	return (
+		<Box flexDirection="column" width={width} height={height}>
+			<Text wrap="truncate-end" bold color="magenta">
+				{`Inspector · ${calls.length} call(s) · ↑↓ select · PgUp/PgDn, j/k scroll · Esc close`}
+			</Text>
+			<Box flexDirection="column" height={listRows}>
+				{rows}
+			</Box>
+			<Pane title={call ? `Call #${current + 1}: raw prompt and reply` : 'Errors and notices'} focused width={width} height={detailHeight} layout={layout} offset={offset} color="magenta" />
+		</Box>
+	);
+}

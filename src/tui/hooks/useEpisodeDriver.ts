@@ -1,0 +1,95 @@
+import {useCallback, useEffect, useReducer, useRef} from 'react';
+import type {EpisodeEngine} from '../../episode/engine.js';
+import {errorMessage} from '../../util/errors.js';
+import {initialLive, liveReducer, type LiveState, type NoticeLevel} from '../episode/liveState.js';
+
+export type EpisodeDriver = {
+	readonly state: LiveState;
+	/** True while a step (or an auto-run) is in flight. */
+	readonly busy: boolean;
+	/** One engine step; ignored while one is in flight. */
+	step(): void;
+	/** Auto-run on or off; off lets the step in flight finish. */
+	toggleAuto(): void;
+	/** Aborts the step in flight through its AbortController (nothing is recorded; resumable). */
+	interrupt(): void;
+	/** Hands the human assistant's reply to the engine, then steps. */
+	submit(text: string): void;
+	notice(level: NoticeLevel, text: string): void;
+};
+
+const now = () => new Date().toISOString();
+
+/**
+ * Drives one EpisodeEngine: subscribes to its events, runs steps with an AbortController, and keeps
+ * auto-run going between steps. No episode logic lives here: every step is `engine.step()`.
+ */
+export function useEpisodeDriver(engine: EpisodeEngine): EpisodeDriver {
+	const [state, dispatch] = useReducer(liveReducer, engine.session, initialLive);
+	const controller = useRef<AbortController | null>(null);
+	const auto = useRef(false);
+
+	useEffect(() => engine.on((event) => dispatch({type: 'event', event, session: engine.session, at: now()})), [engine]);
+	useEffect(
+		() => () => {
+			auto.current = false;
+			controller.current?.abort();
+		},
+		[engine],
+	);
+
+	const run = useCallback(async () => {
+		if (controller.current) return;
+		const current = new AbortController();
+		controller.current = current;
+		dispatch({type: 'run-start'});
+		try {
+			for (;;) {
+				const result = await engine.step(current.signal);
+				if (current.signal.aborted || result.done || result.awaiting || !auto.current) break;
+			}
+			if (current.signal.aborted) dispatch({type: 'notice', level: 'info', text: 'step interrupted; nothing was recorded (the session stays resumable)', at: now()});
+			controller.current = null;
+			dispatch({type: 'run-end', session: engine.session});
+		} catch (error) {
+			// A bug below the engine's error handling: shown, never thrown into Ink.
+			controller.current = null;
+			auto.current = false;
+			dispatch({type: 'crash', message: `step failed: ${errorMessage(error)}`, session: engine.session, at: now()});
+		}
+		if (engine.session.status === 'completed' || engine.session.status === 'error') auto.current = false;
+	}, [engine]);
+
+	const step = useCallback(() => {
+		void run();
+	}, [run]);
+
+	const toggleAuto = useCallback(() => {
+		auto.current = !auto.current;
+		dispatch({type: 'auto', on: auto.current});
+		if (auto.current && !engine.awaitingHuman) void run();
+	}, [engine, run]);
+
+	const interrupt = useCallback(() => {
+		auto.current = false;
+		dispatch({type: 'auto', on: false});
+		controller.current?.abort();
+	}, []);
+
+	const submit = useCallback(
+		(text: string) => {
+			try {
+				engine.submitHumanReply(text);
+			} catch (error) {
+				dispatch({type: 'notice', level: 'error', text: errorMessage(error), at: now()});
+				return;
+			}
+			void run();
+		},
+		[engine, run],
+	);
+
+	const notice = useCallback((level: NoticeLevel, text: string) => dispatch({type: 'notice', level, text, at: now()}), []);
+
+	return {state, busy: state.inFlight, step, toggleAuto, interrupt, submit, notice};
+}

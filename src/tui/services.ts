@@ -1,0 +1,81 @@
+import {Writable} from 'node:stream';
+import {episodeOptionsFromFlags, resumeEpisode, seedFromFlags, startEpisode} from '../app/episodes.js';
+import {createRuntime, sessionsDir} from '../app/runtime.js';
+import type {Flags, IO} from '../commands/types.js';
+import {ModelRole, type RoleSettings, type Session} from '../domain/session.js';
+import type {EpisodeEngine} from '../episode/engine.js';
+import {resolveRoleSettings} from '../llm/settings.js';
+import {SessionStore} from '../store/sessionStore.js';
+import type {Universe} from '../universe/load.js';
+
+/*
+ * What the TUI needs from the rest of the program, in one narrow interface: it starts, resumes and
+ * loads episodes through the same functions as `run` and `replay`, and adds nothing to them. Tests
+ * build the real thing against temporary folders and the offline mock.
+ */
+
+export type NoticeListener = (text: string) => void;
+
+export type TuiServices = {
+	readonly universe: Universe;
+	/** Flags from the command line (episode options and model flags). */
+	readonly flags: Flags;
+	readonly sessionsDir: string;
+	/** The model every role would use with these flags; throws a UserError when they cannot work. */
+	resolveRoles(flags: Flags): Readonly<Record<ModelRole, RoleSettings>>;
+	/** A new episode from flags (--persona, --template, --tier, --lang, --mode, --human, --<role>-model ...). */
+	startEpisode(flags: Flags): Promise<EpisodeEngine>;
+	/** A live engine for a saved, unfinished session, with the models it was started with. */
+	resumeEpisode(session: Session): Promise<EpisodeEngine>;
+	listSessions(): ReturnType<SessionStore['list']>;
+	loadSession(idOrPath: string): Promise<Session>;
+	/** Warnings the runtime would print to stderr (index rebuilds, embedder fallback): shown in the TUI instead. */
+	onNotice(listener: NoticeListener): () => void;
+};
+
+export function createServices(io: IO, flags: Flags, universe: Universe): TuiServices {
+	const listeners = new Set<NoticeListener>();
+	const notify = (text: string) => {
+		for (const listener of listeners) listener(text);
+	};
+	// Nothing may write to the terminal under Ink: runtime warnings become notices.
+	const stderr = new Writable({
+		write(chunk: Buffer | string, _encoding, callback) {
+			for (const text of chunk.toString().split('\n')) if (text.trim()) notify(text.replace(/^cultureconverse: /, '').trim());
+			callback();
+		},
+	});
+	const quietIo: IO = {...io, stderr};
+	const store = new SessionStore(sessionsDir(flags, io));
+	return {
+		universe,
+		flags,
+		sessionsDir: store.dir,
+		resolveRoles: (overrides) => resolveRoleSettings({flags: {...flags, ...overrides}, env: io.env, cwd: io.cwd}).roles,
+		async startEpisode(episodeFlags) {
+			const merged = {...flags, ...episodeFlags};
+			const runtime = createRuntime({flags: merged, io: quietIo, universe});
+			return startEpisode(runtime, seedFromFlags(runtime, merged), episodeOptionsFromFlags(merged));
+		},
+		async resumeEpisode(session) {
+			const runtime = createRuntime({flags: {...flags, ...modelFlagsOf(session)}, io: quietIo, universe});
+			return resumeEpisode(runtime, store.fileFor(session.id));
+		},
+		listSessions: () => store.list(),
+		loadSession: (idOrPath) => store.load(idOrPath),
+		onNotice(listener) {
+			listeners.add(listener);
+			return () => listeners.delete(listener);
+		},
+	};
+}
+
+/** The --<role>-model flags that reproduce the models a session was started with (so resume can check them). */
+export function modelFlagsOf(session: Pick<Session, 'config'>): Flags {
+	const out: Flags = {};
+	for (const role of ModelRole.options) {
+		const settings = session.config.roles[role];
+		out[`${role}Model`] = settings.provider === 'replay' && settings.replayFile ? `replay:${settings.replayFile}` : settings.model;
+	}
+	return out;
+}

@@ -1,0 +1,65 @@
+/*
+ * Screen geometry of the episode screen, as arithmetic on the terminal size. The frame is kept one
+ * row shorter than the terminal: Ink clears the whole screen on every frame that fills it, which
+ * flickers (the Gemini CLI lesson).
+ */
+
+export type PaneId = 'public' | 'private' | 'oracle';
+export const PANES: readonly PaneId[] = ['public', 'private', 'oracle'];
+export const PANE_TITLES: Readonly<Record<PaneId, string>> = {public: 'Public', private: 'Private', oracle: 'Oracle'};
+
+/** Below this many columns the three panes become tabs. */
+export const NARROW_BELOW = 120;
+
+/** Rows a pane spends on its border and title. */
+export const PANE_CHROME_ROWS = 3;
+/** Columns a pane spends on its border and padding. */
+export const PANE_CHROME_COLUMNS = 4;
+
+export type EpisodeLayout = {
+	readonly narrow: boolean;
+	/** Outer height of the pane row. */
+	readonly paneHeight: number;
+	/** Lines of content a pane shows. */
+	readonly bodyHeight: number;
+	/** Outer width of each pane (in narrow mode every pane takes the full width). */
+	readonly widths: Readonly<Record<PaneId, number>>;
+	/** Wrap width of each pane's content. */
+	readonly contentWidths: Readonly<Record<PaneId, number>>;
+};
+
+export type LayoutInput = {
+	readonly columns: number;
+	readonly rows: number;
+	/** Rows used above and below the panes (title, banner, status, footer, input box, tabs). */
+	readonly chromeRows: number;
+};
+
+export function isNarrow(columns: number): boolean {
+	return columns < NARROW_BELOW;
+}
+
+export function episodeLayout(input: LayoutInput): EpisodeLayout {
+	const columns = Math.max(20, input.columns);
+	const narrow = isNarrow(columns);
+	const usable = Math.max(1, input.rows - 1);
+	const paneHeight = Math.max(PANE_CHROME_ROWS + 1, usable - input.chromeRows);
+	let widths: Record<PaneId, number>;
+	if (narrow) widths = {public: columns, private: columns, oracle: columns};
+	else {
+		const publicWidth = Math.floor(columns * 0.4);
+		const privateWidth = Math.floor((columns - publicWidth) / 2);
+		widths = {public: publicWidth, private: privateWidth, oracle: columns - publicWidth - privateWidth};
+	}
+	const contentWidths = {
+		public: Math.max(1, widths.public - PANE_CHROME_COLUMNS),
+		private: Math.max(1, widths.private - PANE_CHROME_COLUMNS),
+		oracle: Math.max(1, widths.oracle - PANE_CHROME_COLUMNS),
+	};
+	return {narrow, paneHeight, bodyHeight: paneHeight - PANE_CHROME_ROWS, widths, contentWidths};
+}
+
+/** Lines of draft text the human input box shows. */
+export const INPUT_LINES = 4;
+/** Rows of the human input box: border, hint and the draft lines. */
+export const INPUT_BOX_ROWS = INPUT_LINES + 3;

@@ -1,0 +1,86 @@
+import type {Session} from '../../domain/session.js';
+import {actionLabel, nextAction} from '../../episode/nextAction.js';
+import {estimateCost} from '../../llm/pricing.js';
+import {summarizeCalls} from '../../llm/usage.js';
+import type {Tone} from './lines.js';
+
+export type Segment = {readonly text: string; readonly tone: Tone};
+
+export type StatusInput = {
+	readonly session: Session;
+	/** Label of the step in flight (live), or null. */
+	readonly running: string | null;
+	readonly awaitingHuman: boolean;
+	readonly retry: string | null;
+	readonly lastLatencyMs: number | null;
+	readonly problem: string | null;
+	readonly auto: boolean;
+	/** Replay position, or null for a live episode. */
+	readonly replay: {readonly step: number; readonly total: number; readonly label: string} | null;
+};
+
+export function formatTokens(count: number): string {
+	if (count < 1000) return String(count);
+	if (count < 1_000_000) return `${(count / 1000).toFixed(1)}k`;
+	return `${(count / 1_000_000).toFixed(2)}M`;
+}
+
+export function formatSeconds(ms: number): string {
+	return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`;
+}
+
+/** What the episode does next, or what it is doing. */
+export function phaseText(input: StatusInput): Segment {
+	const {session} = input;
+	if (input.replay) return {text: `REPLAY step ${input.replay.step}/${input.replay.total} · ${input.replay.label}`, tone: 'accent'};
+	if (input.running) return {text: `▶ ${input.running}…`, tone: 'accent'};
+	if (session.status === 'completed') return {text: `✓ done${session.termination ? ` (${session.termination.reason})` : ''}`, tone: 'ok'};
+	if (session.status === 'error') return {text: `✗ ${session.error?.flag ?? 'error'}`, tone: 'error'};
+	if (input.awaitingHuman) return {text: `your reply as the assistant (${actionLabel(nextAction(session))})`, tone: 'warn'};
+	return {text: `next: ${actionLabel(nextAction(session))}`, tone: 'normal'};
+}
+
+export function turnText(session: Session): string {
+	const last = [...session.turns].reverse().find((turn) => turn.role === 'user' && !turn.closing);
+	return `turn ${last ? last.t : '–'}/${session.config.maxTurns}`;
+}
+
+export function shardText(session: Session): string {
+	const count = session.shards?.length;
+	if (!count) return 'shard –';
+	return session.shardIndex >= count ? `shard ${count}/${count} ✓` : `shard ${session.shardIndex + 1}/${count}`;
+}
+
+export function usageText(session: Session): string {
+	const usage = summarizeCalls(session.calls);
+	const cost = estimateCost(session.calls);
+	const money = usage.billableTokens.total === 0 ? '$0' : cost.unpriced > 0 && cost.usd === 0 ? '$? (unpriced model)' : `~$${cost.usd.toFixed(4)}${cost.unpriced > 0 ? '+' : ''}`;
+	return `${usage.calls} calls · ${formatTokens(usage.tokens.total)} tok · ${money}`;
+}
+
+export function modelsText(session: Session): string {
+	const m = session.config.models;
+	return `gen ${m.generator} · val ${m.validator} · sim ${m.simulator} · asst ${m.assistant} · judge ${m.judge}`;
+}
+
+/**
+ * The two status lines of the episode screen: phase, turn t/T, shard i/k, usage and cost, latency
+ * and retry state; then models per role, auto-run and the latest problem.
+ */
+export function statusLines(input: StatusInput): [Segment[], Segment[]] {
+	const {session} = input;
+	const latency = input.lastLatencyMs ?? session.calls.at(-1)?.latencyMs ?? null;
+	const first: Segment[] = [
+		phaseText(input),
+		{text: turnText(session), tone: 'normal'},
+		{text: shardText(session), tone: 'private'},
+		{text: usageText(session), tone: 'dim'},
+		{text: `last call ${latency === null ? '–' : formatSeconds(latency)}`, tone: 'dim'},
+	];
+	if (input.retry) first.push({text: input.retry, tone: 'warn'});
+	const second: Segment[] = [{text: modelsText(session), tone: 'dim'}];
+	if (!input.replay) second.push({text: input.auto ? 'AUTO on (a stops)' : 'auto off', tone: input.auto ? 'warn' : 'dim'});
+	if (input.problem) second.push({text: input.problem, tone: 'error'});
+	else if (session.error) second.push({text: `${session.error.flag}: ${session.error.message}`, tone: 'error'});
+	return [first, second];
+}

@@ -1,0 +1,164 @@
+import assert from 'node:assert/strict';
+import {cpSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs';
+import path from 'node:path';
+import {before, describe, it} from 'node:test';
+import {Evidence} from '../src/domain/kb.js';
+import type {Seed} from '../src/domain/seed.js';
+import {Bm25Index} from '../src/kb/bm25.js';
+import {KnowledgeBase, defaultSearchMode} from '../src/kb/knowledgeBase.js';
+import {personaBoost, reciprocalRankFusion, removeNearDuplicates, rerankByPersona} from '../src/kb/rerank.js';
+import {retrieveEvidence, secondaryRegion} from '../src/kb/retrieve.js';
+import {loadUniverse} from '../src/universe/load.js';
+import {SeedSpace} from '../src/universe/seeds.js';
+import {EVAL_DIR, evaluateRetrieval, labelledSet} from './bench/kb-eval.js';
+import {tempDir} from './helpers/tmp.js';
+
+const universe = loadUniverse();
+
+describe('kb: scoring rules', () => {
+	it('boosts by shared persona tags, identity most, capped', () => {
+		const persona = ['identity:my-tamil-hindu', 'religion:hinduism', 'ethnicity:tamil', 'ethnicity:indian', 'lang:tamil'];
+		assert.equal(personaBoost(persona, []), 0);
+		assert.equal(personaBoost(persona, ['religion:islam']), 0);
+		assert.ok(personaBoost(persona, ['identity:my-tamil-hindu']) > personaBoost(persona, ['religion:hinduism', 'ethnicity:tamil']));
+		assert.equal(personaBoost(persona, persona), 0.5);
+	});
+
+	it('re-ranks by similarity x (1 + boost), stable for ties', () => {
+		const items = [{id: 'a', tags: []}, {id: 'b', tags: ['identity:x']}, {id: 'c', tags: []}];
+		const ranked = rerankByPersona([{item: items[0]!, similarity: 0.5}, {item: items[1]!, similarity: 0.45}, {item: items[2]!, similarity: 0.5}], (item) => item.tags, ['identity:x']);
+		assert.deepEqual(ranked.map((r) => r.item.id), ['b', 'a', 'c']);
+		// A boost cannot lift an off-topic passage over one that answers the query.
+		const far = rerankByPersona([{item: items[0]!, similarity: 0.5}, {item: items[1]!, similarity: 0.2}], (item) => item.tags, ['identity:x']);
+		assert.deepEqual(far.map((r) => r.item.id), ['a', 'b']);
+	});
+
+	it('removes near-duplicates greedily in rank order', () => {
+		const vectors: Record<string, number[]> = {a: [1, 0, 0], a2: [0.99, 0.05, 0], b: [0, 1, 0], c: [0, 0, 1]};
+		assert.deepEqual(removeNearDuplicates(['a', 'a2', 'b', 'c'], (id) => vectors[id]!, 0.92), ['a', 'b', 'c']);
+		assert.deepEqual(removeNearDuplicates(['a', 'a2', 'b', 'c'], (id) => vectors[id]!, 0.92, 2), ['a', 'b']);
+		assert.deepEqual(removeNearDuplicates(['a', 'a2'], (id) => vectors[id]!, 1.01), ['a', 'a2']);
+	});
+
+	it('fuses rankings by reciprocal rank and scores BM25 by rarity', () => {
+		const fused = reciprocalRankFusion([['a', 'b', 'c'], ['c', 'a']]);
+		assert.deepEqual([...fused.entries()].sort((x, y) => y[1] - x[1]).map(([id]) => id), ['a', 'c', 'b']);
+		const bm25 = new Bm25Index(['rice and fish curry', 'rice noodles', 'rice cakes for new year', 'durian season']);
+		assert.equal(bm25.search('fish with rice', 1)[0]!.index, 0);
+		assert.deepEqual(bm25.search('durian', 5, (i) => i !== 3), []);
+		assert.equal(new Bm25Index(['春节饺子', '地铁站']).search('饺子', 1)[0]!.index, 0);
+	});
+
+	it('picks the secondary region from the neighbours by a stable hash of the seed id', () => {
+		const neighbours = ['SG', 'ID', 'BN', 'TH'] as const;
+		const picks = new Set(Array.from({length: 60}, (_, i) => secondaryRegion(`seed-${i}`, neighbours)));
+		assert.ok(picks.size >= 3, 'spread over the neighbours');
+		assert.equal(secondaryRegion('x:y', neighbours), secondaryRegion('x:y', neighbours));
+		assert.equal(secondaryRegion('x:y', []), null);
+	});
+});
+
+describe('kb: retrieval quality on the labelled set', () => {
+	let kb: KnowledgeBase;
+	const workspace = tempDir('cc-kb-ret-');
+	before(async () => {
+		kb = await KnowledgeBase.open({kbDir: EVAL_DIR, workspace, embedder: 'hash', universe});
+	});
+
+	it('--persona re-ranking puts the asking identity\'s passages first', async (t) => {
+		let withPersona = 0;
+		let without = 0;
+		let total = 0;
+		for (const query of labelledSet().persona) {
+			const plain = await kb.search(query.q, {kind: 'cultural', topK: 5, filter: {region: query.region}});
+			for (const [personaId, identity] of Object.entries(query.personas)) {
+				const persona = universe.personaById.get(personaId)!;
+				const hits = await kb.search(query.q, {kind: 'cultural', topK: 5, filter: {region: query.region}, persona});
+				total++;
+				if (hits[0]!.tags.includes(`identity:${identity}`)) withPersona++;
+				if (plain[0]!.tags.includes(`identity:${identity}`)) without++;
+			}
+		}
+		t.diagnostic(`top-1 written about the asking identity: ${withPersona}/${total} with --persona, ${without}/${total} without`);
+		assert.ok(withPersona >= Math.ceil(0.9 * total), `${withPersona}/${total}`);
+		assert.ok(withPersona > without + total / 2);
+	});
+
+	it('uses hybrid search with the hash embedder because it measured better than dense alone', async (t) => {
+		const results = await evaluateRetrieval({embedder: 'hash'});
+		for (const [mode, m] of Object.entries(results)) t.diagnostic(`${mode}: MRR@10 ${m.mrr10} Recall@5 ${m.recall5} Hit@1 ${m.hit1} (${m.queries} queries)`);
+		assert.equal(defaultSearchMode('hash:v1:384'), 'hybrid');
+		assert.equal(defaultSearchMode('hf:Xenova/multilingual-e5-small:q8:384'), 'dense');
+		assert.ok(results.hybrid.mrr10 > results.dense.mrr10);
+		assert.ok(results.hybrid.recall5 >= results.dense.recall5);
+	});
+});
+
+describe('kb: evidence for a seed (K_W, K_T)', () => {
+	let kb: KnowledgeBase;
+	const space = new SeedSpace(universe);
+	const firstSeed = (tier: Seed['tier'], accept: (seed: Seed) => boolean = () => true): Seed => {
+		for (const seed of space.iterate({region: 'MY', tier})) if (accept(seed)) return seed;
+		throw new Error(`no ${tier} seed`);
+	};
+	const workspace = tempDir('cc-kb-ev-');
+	before(async () => {
+		kb = await KnowledgeBase.open({kbDir: EVAL_DIR, workspace, embedder: 'hash', universe});
+	});
+
+	it('gives a normative seed taboo hits that apply to the persona, and keeps provenance', async () => {
+		const seed = firstSeed('normative', (s) => s.templateId.startsWith('culinary.'));
+		const evidence = Evidence.parse(await retrieveEvidence({universe, seed, kb}));
+		const persona = universe.personaById.get(seed.personaId)!;
+		assert.equal(evidence.cultural.length, 6);
+		assert.equal(evidence.taboo.length, 3);
+		assert.ok(evidence.queries.taboo);
+		assert.equal(evidence.secondaryRegion, null);
+		assert.equal(evidence.embedder, 'hash:v1:384');
+		for (const hit of evidence.taboo) {
+			assert.equal(hit.kind, 'taboo');
+			assert.deepEqual(hit.regions, ['MY']);
+			assert.ok(hit.identities!.length === 0 || hit.identities!.includes(persona.identityId));
+		}
+		assert.equal(evidence.taboo[0]!.domain, 'culinary', 'the template\'s category first');
+		for (const list of [evidence.cultural, evidence.taboo]) {
+			assert.deepEqual(list.map((hit) => hit.rank), list.map((_, i) => i + 1));
+			assert.ok(list.every((hit) => hit.id && hit.source && Number.isFinite(hit.score) && Number.isFinite(hit.similarity)));
+		}
+		// The query is plain language from the template and the persona.
+		const template = universe.templateById.get(seed.templateId)!;
+		assert.ok(evidence.queries.cultural.includes(persona.identity) && evidence.queries.cultural.includes(template.title));
+		assert.deepEqual(await retrieveEvidence({universe, seed, kb}), evidence, 'deterministic');
+	});
+
+	it('gives a standard seed no taboo hits', async () => {
+		const evidence = await retrieveEvidence({universe, seed: firstSeed('standard'), kb});
+		assert.deepEqual(evidence.taboo, []);
+		assert.equal(evidence.queries.taboo, null);
+		assert.ok(evidence.cultural.length > 0 && evidence.cultural.every((hit) => hit.regions.includes('MY')));
+	});
+
+	it('grounds a contextual seed in its secondary region too', async () => {
+		const seed = firstSeed('contextual', (s) => secondaryRegion(s.id, universe.regions.get('MY')!.neighbours) === 'TH');
+		const evidence = await retrieveEvidence({universe, seed, kb, k: {cultural: 6}});
+		assert.equal(evidence.secondaryRegion, 'TH');
+		assert.deepEqual(evidence.taboo, []);
+		const regions = evidence.cultural.map((hit) => hit.regions[0]);
+		assert.deepEqual(regions, ['MY', 'MY', 'MY', 'MY', 'TH', 'TH']);
+	});
+
+	it('drops near-duplicate passages from K_W', async () => {
+		const root = tempDir('cc-kb-dup-');
+		const kbDir = path.join(root, 'kb');
+		cpSync(path.join(EVAL_DIR, 'cultural'), path.join(kbDir, 'cultural'), {recursive: true});
+		const original = readFileSync(path.join(kbDir, 'cultural', 'MY.jsonl'), 'utf8').split('\n').find((line) => line.includes('"cul-my-001"'))!;
+		mkdirSync(path.join(root, 'home', 'kb', 'cultural'), {recursive: true});
+		writeFileSync(path.join(root, 'home', 'kb', 'cultural', 'copy.jsonl'), `${original.replace('"cul-my-001"', '"cul-my-001-copy"')}\n`);
+		const dupKb = await KnowledgeBase.open({kbDir, workspace: path.join(root, 'home'), embedder: 'hash'});
+		const query = 'JAKIM halal certification of restaurants';
+		const kept = await dupKb.search(query, {kind: 'cultural', topK: 5, filter: {region: 'MY'}});
+		assert.equal(kept.filter((hit) => hit.id.startsWith('cul-my-001')).length, 1);
+		const all = await dupKb.search(query, {kind: 'cultural', topK: 5, filter: {region: 'MY'}, dedupeThreshold: null});
+		assert.equal(all.filter((hit) => hit.id.startsWith('cul-my-001')).length, 2);
+	});
+});
