@@ -3,6 +3,7 @@ import {Tier} from '../domain/seed.js';
 import type {Flags} from '../commands/types.js';
 import {type EpisodeOptions, buildConfig, newSession} from '../episode/createSession.js';
 import {EpisodeEngine} from '../episode/engine.js';
+import type {EngineListener} from '../episode/events.js';
 import {promptVersions} from '../llm/prompts.js';
 import {SeedSpace} from '../universe/seeds.js';
 import {UserError} from '../util/errors.js';
@@ -48,8 +49,8 @@ export function episodeOptionsFromFlags(flags: Flags): EpisodeOptions {
 	return {language: language.data, assistant, judgeMode: judgeMode.data, maxTurns, replayFrom: typeof flags['replayFrom'] === 'string' ? flags['replayFrom'] : null};
 }
 
-/** A new episode for a seed, saved to the store before its first step. */
-export async function startEpisode(runtime: Runtime, seed: Seed, options: EpisodeOptions): Promise<EpisodeEngine> {
+/** A new episode for a seed, saved to the store before its first step; `listener` sees every event from episode_started on. */
+export async function startEpisode(runtime: Runtime, seed: Seed, options: EpisodeOptions, listener?: EngineListener): Promise<EpisodeEngine> {
 	const {universe} = runtime;
 	const persona = universe.personaById.get(seed.personaId)!;
 	const template = universe.templateById.get(seed.templateId)!;
@@ -57,12 +58,13 @@ export async function startEpisode(runtime: Runtime, seed: Seed, options: Episod
 	const config = buildConfig(runtime.gateway, {...options, replayFrom: replaySource?.id ?? options.replayFrom ?? null}, {prompts: promptVersions(), embedder: runtime.embedderId()});
 	const session = newSession({seed, persona, template, config, id: options.id, now: new Date()});
 	const engine = new EpisodeEngine(session, {universe, gateway: runtime.gateway, store: runtime.store, evidence: runtime.evidence, replaySource});
+	if (listener) engine.on(listener);
 	await engine.start(false);
 	return engine;
 }
 
 /** An engine for a saved session, continuing from its last saved step. */
-export async function resumeEpisode(runtime: Runtime, idOrPath: string, options: {allowModelChange?: boolean} = {}): Promise<EpisodeEngine> {
+export async function resumeEpisode(runtime: Runtime, idOrPath: string, options: {allowModelChange?: boolean} = {}, listener?: EngineListener): Promise<EpisodeEngine> {
 	const session = await runtime.store.load(idOrPath);
 	const changed = modelChanges(session.config.roles, runtime);
 	if (changed.length > 0 && !options.allowModelChange && session.status !== 'completed' && session.status !== 'error') {
@@ -70,6 +72,7 @@ export async function resumeEpisode(runtime: Runtime, idOrPath: string, options:
 	}
 	const replaySource = session.config.assistant === 'replay' && session.config.replayFrom ? await runtime.store.load(session.config.replayFrom) : null;
 	const engine = new EpisodeEngine(session, {universe: runtime.universe, gateway: runtime.gateway, store: runtime.store, evidence: runtime.evidence, replaySource});
+	if (listener) engine.on(listener);
 	await engine.start(true);
 	return engine;
 }

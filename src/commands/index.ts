@@ -8,11 +8,14 @@ import {seedCommand, seedsCommand} from './seeds.js';
 import {sessionsCommand} from './sessions.js';
 import {blueprintCommand, shardsCommand} from './stages.js';
 import {templatesCommand} from './templates.js';
+import {tuiCommand} from './tui.js';
+import './templatesGenerate.js';
 import type {Command} from './types.js';
 
 /** Every command of the binary, in the order the help screen lists them. */
 export const commands: readonly Command[] = [
 	runCommand,
+	tuiCommand,
 	replayCommand,
 	sessionsCommand,
 	blueprintCommand,

@@ -36,29 +36,30 @@ export const runCommand: Command = {
 	async run({flags, io, universe}) {
 		const runtime = createRuntime({flags, io, universe: universe()});
 		const mode = flags['jsonl'] ? 'jsonl' : flags['json'] ? 'json' : 'text';
+		// The listener needs the engine (for session state); it is bound once the engine exists.
+		let bound: ((event: EngineEvent) => void) | undefined;
+		const early: EngineEvent[] = [];
+		const listener = (event: EngineEvent) => (bound ? bound(event) : early.push(event));
+		if (mode === 'text' && runtime.settings.offline) io.stderr.write(chalk.yellow('Offline mock provider: no model endpoint is configured (set OPENAI_BASE_URL / OPENAI_API_KEY). Output is deterministic filler, not a measurement.\n'));
 		const engine = typeof flags['resume'] === 'string'
-			? await resumeEpisode(runtime, flags['resume'], {allowModelChange: Boolean(flags['allowModelChange'])})
-			: await startEpisode(runtime, seedFromFlags(runtime, flags), episodeOptionsFromFlags(flags));
-		if (mode === 'text' && engine.session.config.mock) io.stderr.write(chalk.yellow('Offline mock provider: no model endpoint is configured (set OPENAI_BASE_URL / OPENAI_API_KEY). Output is deterministic filler, not a measurement.\n'));
-		const stop = engine.on(listenerFor(mode, io, engine));
+			? await resumeEpisode(runtime, flags['resume'], {allowModelChange: Boolean(flags['allowModelChange'])}, listener)
+			: await startEpisode(runtime, seedFromFlags(runtime, flags), episodeOptionsFromFlags(flags), listener);
+		bound = listenerFor(mode, io, engine);
+		for (const event of early.splice(0)) bound(event);
 		const nextLine = lineReader(io.stdin);
-		try {
-			for (;;) {
-				const result = await engine.runToEnd(io.signal);
-				if (io.signal?.aborted) {
-					io.stderr.write(`\nInterrupted. Session saved at step ${engine.session.steps.length}; continue with: cultureconverse run --resume ${engine.session.id}\n`);
-					return ExitCode.interrupted;
-				}
-				if (!result.awaiting) break;
-				const reply = await readHumanReply(nextLine);
-				if (reply === null) {
-					io.stderr.write(`No reply on stdin. Session ${engine.session.id} is saved awaiting the assistant; continue with: cultureconverse run --resume ${engine.session.id}\n`);
-					break;
-				}
-				engine.submitHumanReply(reply);
+		for (;;) {
+			const result = await engine.runToEnd(io.signal);
+			if (io.signal?.aborted) {
+				io.stderr.write(`\nInterrupted. Session saved at step ${engine.session.steps.length}; continue with: cultureconverse run --resume ${engine.session.id}\n`);
+				return ExitCode.interrupted;
 			}
-		} finally {
-			stop();
+			if (!result.awaiting) break;
+			const reply = await readHumanReply(nextLine);
+			if (reply === null) {
+				io.stderr.write(`No reply on stdin. Session ${engine.session.id} is saved awaiting the assistant; continue with: cultureconverse run --resume ${engine.session.id}\n`);
+				break;
+			}
+			engine.submitHumanReply(reply);
 		}
 		const session = engine.session;
 		const path = runtime.store.fileFor(session.id);

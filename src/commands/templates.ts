@@ -1,3 +1,4 @@
+import {runtimeFlags} from '../app/runtime.js';
 import type {ResolvedTemplate} from '../domain/template.js';
 import {filterTemplates} from '../universe/seeds.js';
 import {UserError} from '../util/errors.js';
@@ -17,6 +18,7 @@ export const templatesCommand: Command = {
 		subdomain: {type: 'string', description: 'Subdomain id, e.g. culinary.dietary-rules (or just dietary-rules)'},
 		count: {type: 'number', description: 'generate: how many templates to ask for', default: 10},
 		json: {type: 'boolean', description: 'Print JSON'},
+		...runtimeFlags,
 	},
 	async run(context) {
 		const {args, flags, io, universe} = context;

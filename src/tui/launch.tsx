@@ -1,17 +1,61 @@
+import path from 'node:path';
 import {render} from 'ink';
 import type {IO, TuiRequest} from '../commands/types.js';
 import {loadUniverse} from '../universe/load.js';
-import {Welcome} from './Welcome.js';
+import {ExitCode, UserError} from '../util/errors.js';
+import {workspaceDir} from '../util/paths.js';
+import {App} from './App.js';
+import type {Screen} from './appState.js';
+import {createServices} from './services.js';
 
-/** Starts the TUI on a terminal and resolves with the exit code when the user quits. */
-export async function launchTui(io: IO, _request: TuiRequest): Promise<number> {
-	const universe = loadUniverse();
-	const app = render(<Welcome universe={universe} />, {
-		stdout: io.stdout as NodeJS.WriteStream,
-		stdin: io.stdin as NodeJS.ReadStream,
-		stderr: io.stderr as NodeJS.WriteStream,
-		exitOnCtrlC: true,
+const ENTER_ALT_SCREEN = '\u001B[?1049h\u001B[H';
+const LEAVE_ALT_SCREEN = '\u001B[?1049l';
+
+/**
+ * Starts the TUI on a terminal and resolves with the exit code when the user quits. What can fail
+ * before drawing (unknown ids, missing API keys, unreadable session files) is reported as plain text
+ * with the usual exit code, before the screen is taken over.
+ */
+export async function launchTui(io: IO, request: TuiRequest): Promise<number> {
+	const stdin = io.stdin as NodeJS.ReadStream;
+	const stdout = io.stdout as NodeJS.WriteStream;
+	if (!stdin.isTTY || typeof stdin.setRawMode !== 'function' || !stdout.isTTY) {
+		io.stderr.write('cultureconverse: the terminal UI needs an interactive terminal (raw mode). Use `cultureconverse run ...` or `replay <id> --print` instead.\n');
+		return ExitCode.badInput;
+	}
+	let initial: Screen;
+	const universe = loadUniverse({
+		kbDir: io.env['CULTURECONVERSE_KB_DIR'] ? path.resolve(io.cwd, io.env['CULTURECONVERSE_KB_DIR']) : undefined,
+		userTemplatesDir: path.join(workspaceDir(io.env, io.cwd), 'templates'),
 	});
-	await app.waitUntilExit();
-	return 0;
+	const services = createServices(io, request.flags, universe);
+	try {
+		if (request.kind === 'episode') initial = {kind: 'live', engine: await services.startEpisode(request.flags), back: null};
+		else if (request.kind === 'replay') initial = {kind: 'replay', session: await services.loadSession(request.session), back: null};
+		else initial = {kind: 'home'};
+	} catch (error) {
+		if (error instanceof UserError) {
+			io.stderr.write(`cultureconverse: ${error.message}\n`);
+			return error.exitCode;
+		}
+		throw error;
+	}
+	stdout.write(ENTER_ALT_SCREEN);
+	let interrupted = false;
+	try {
+		const app = render(<App services={services} initial={initial} />, {stdout, stdin, stderr: io.stderr as NodeJS.WriteStream, exitOnCtrlC: false, patchConsole: true});
+		const onAbort = () => {
+			interrupted = true;
+			app.unmount();
+		};
+		io.signal?.addEventListener('abort', onAbort, {once: true});
+		try {
+			await app.waitUntilExit();
+		} finally {
+			io.signal?.removeEventListener('abort', onAbort);
+		}
+	} finally {
+		stdout.write(LEAVE_ALT_SCREEN);
+	}
+	return interrupted ? ExitCode.interrupted : ExitCode.ok;
 }

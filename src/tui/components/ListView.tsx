@@ -1,5 +1,5 @@
 import {Box, Text} from 'ink';
-import {followSelection} from '../text/scroll.js';
+import {pageStart} from '../text/scroll.js';
 
 type Props = {
 	readonly rows: readonly string[];
@@ -11,9 +11,9 @@ type Props = {
 	readonly empty?: string;
 };
 
-/** A selectable list that draws only the rows in its window, keeping the selection in view. */
+/** A selectable list that draws only the page of rows holding the selection. */
 export function ListView({rows, selected, height, width, focused = true, empty = '(nothing matches)'}: Props) {
-	const first = followSelection(selected, Math.max(0, selected - height + 1), height, rows.length);
+	const first = pageStart(selected, height, rows.length);
 	const shown = rows.slice(first, first + height);
 	return (
 		<Box flexDirection="column" height={height} width={width}>

@@ -93,3 +93,10 @@ export function followSelection(selected: number, offset: number, height: number
 	if (selected >= next + height) next = selected - height + 1;
 	return clamp(next, 0, maxOffset(total, height));
 }
+
+/** First row of the page that holds `selected`, for lists drawn a page at a time (stateless). */
+export function pageStart(selected: number, height: number, total: number): number {
+	if (height <= 0 || total <= height) return 0;
+	const page = Math.floor(clamp(selected, 0, total - 1) / height) * height;
+	return Math.min(page, maxOffset(total, height));
+}

@@ -9,7 +9,8 @@ export type WrapOptions = {
 
 /**
  * Word-wraps text to `width` display columns. Newlines start new paragraphs (an empty paragraph is
- * an empty line); a paragraph keeps its leading spaces and collapses inner runs of spaces. Words wider
+ * an empty line); a paragraph keeps its leading spaces and the spaces between words on a line (so aligned columns
+ * stay aligned); spaces at a line break are dropped. Words wider
  * than a line (and runs of CJK or Thai text, which have no spaces) are broken between grapheme
  * clusters. Every returned line fits in `width` columns; at least one line is returned.
  *
@@ -27,16 +28,17 @@ export function wrapText(text: string, width: number, options: WrapOptions = {})
 
 function wrapParagraph(paragraph: string, width: number, indent: number, hang: number, out: string[]): void {
 	const lead = /^ */.exec(paragraph)![0];
-	const words = paragraph.slice(lead.length).split(/ +/).filter((word) => word.length > 0);
+	const tokens = paragraph.slice(lead.length).match(/ +|[^ ]+/g) ?? [];
 	const firstPrefix = ' '.repeat(Math.min(indent + lead.length, Math.max(0, width - 1)));
 	const restPrefix = ' '.repeat(Math.min(indent + lead.length + hang, Math.max(0, width - 1)));
-	if (words.length === 0) {
+	if (tokens.length === 0) {
 		out.push('');
 		return;
 	}
 	let prefix = firstPrefix;
 	let line = '';
 	let used = 0;
+	let space = '';
 	const room = () => width - prefix.length;
 	const flush = () => {
 		out.push(prefix + line);
@@ -44,12 +46,18 @@ function wrapParagraph(paragraph: string, width: number, indent: number, hang: n
 		line = '';
 		used = 0;
 	};
-	for (const word of words) {
+	for (const token of tokens) {
+		if (token.startsWith(' ')) {
+			space = token;
+			continue;
+		}
+		const word = token;
 		const w = displayWidth(word);
-		const gap = used === 0 ? 0 : 1;
-		if (used + gap + w <= room()) {
-			line += (gap ? ' ' : '') + word;
-			used += gap + w;
+		const gap = used === 0 ? '' : space;
+		space = '';
+		if (used + gap.length + w <= room()) {
+			line += gap + word;
+			used += gap.length + w;
 			continue;
 		}
 		if (w <= width - restPrefix.length && !breaksAnywhere(word)) {
@@ -60,9 +68,9 @@ function wrapParagraph(paragraph: string, width: number, indent: number, hang: n
 		}
 		// Too wide for any line, or text that breaks between characters: fill lines cluster by cluster.
 		if (used > 0) {
-			if (used + 1 < room()) {
-				line += ' ';
-				used += 1;
+			if (used + gap.length < room()) {
+				line += gap;
+				used += gap.length;
 			} else flush();
 		}
 		for (const cluster of clusters(word)) {

@@ -1,0 +1,97 @@
+import {Box, useApp, useInput} from 'ink';
+import {useCallback, useReducer} from 'react';
+import type {Session} from '../domain/session.js';
+import {errorMessage} from '../util/errors.js';
+import {appReducer, backOf, type Screen} from './appState.js';
+import {ErrorBoundary} from './components/ErrorBoundary.js';
+import {useTerminalSize} from './hooks/useTerminalSize.js';
+import {HelpScreen} from './screens/HelpScreen.js';
+import {HomeScreen} from './screens/HomeScreen.js';
+import {LiveEpisode} from './screens/LiveEpisode.js';
+import {OptionsScreen} from './screens/OptionsScreen.js';
+import {PersonaPicker} from './screens/PersonaPicker.js';
+import {ReplayEpisode} from './screens/ReplayEpisode.js';
+import {SessionsScreen} from './screens/SessionsScreen.js';
+import {TemplatePicker} from './screens/TemplatePicker.js';
+import type {TuiServices} from './services.js';
+
+type Props = {readonly services: TuiServices; readonly initial: Screen};
+
+/** The whole TUI: one screen at a time, all episode work through the services (and so the one engine). */
+export function App({services, initial}: Props) {
+	const {exit} = useApp();
+	const [state, dispatch] = useReducer(appReducer, {screen: initial, busy: null, error: null});
+	const {columns, rows} = useTerminalSize();
+	const height = Math.max(1, rows - 1);
+	const go = useCallback((screen: Screen) => dispatch({type: 'go', screen}), []);
+	const quit = useCallback(() => exit(), [exit]);
+	const attempt = useCallback(
+		(message: string, work: () => Promise<Screen>) => {
+			dispatch({type: 'busy', message});
+			work().then(go, (error: unknown) => dispatch({type: 'failed', message: errorMessage(error)}));
+		},
+		[go],
+	);
+	const resume = (session: Session, back: Screen | null) => attempt(`resuming ${session.id}…`, async () => ({kind: 'live', engine: await services.resumeEpisode(session), back}));
+
+	// Ctrl-C leaves from anywhere (raw mode turns it into a key press, not a signal).
+	useInput((input, key) => {
+		if (key.ctrl && input === 'c') quit();
+	});
+
+	const {screen} = state;
+	const back = backOf(screen);
+	const content = (() => {
+		switch (screen.kind) {
+			case 'home':
+				return <HomeScreen universe={services.universe} sessionsDir={services.sessionsDir} width={columns} onChoose={(choice) => (choice === 'quit' ? quit() : go(choice === 'new' ? {kind: 'persona'} : {kind: choice}))} />;
+			case 'help':
+				return <HelpScreen height={height} onBack={() => go({kind: 'home'})} />;
+			case 'persona':
+				return <PersonaPicker universe={services.universe} width={columns} height={height} onPick={(persona) => go({kind: 'template', persona})} onBack={() => go({kind: 'home'})} />;
+			case 'template':
+				return <TemplatePicker universe={services.universe} persona={screen.persona} width={columns} height={height} onPick={(template) => go({kind: 'options', persona: screen.persona, template})} onBack={() => go({kind: 'persona'})} />;
+			case 'options':
+				return (
+					<OptionsScreen
+						services={services}
+						persona={screen.persona}
+						template={screen.template}
+						width={columns}
+						starting={state.busy !== null}
+						error={state.error}
+						onStart={(flags) => attempt('starting the episode…', async () => ({kind: 'live', engine: await services.startEpisode(flags), back: {kind: 'home'}}))}
+						onBack={() => go({kind: 'template', persona: screen.persona})}
+					/>
+				);
+			case 'sessions':
+				return (
+					<SessionsScreen
+						services={services}
+						width={columns}
+						height={height}
+						message={state.busy ?? state.error}
+						onOpen={(summary) => attempt(`opening ${summary.id}…`, async () => ({kind: 'replay', session: await services.loadSession(summary.path), back: {kind: 'sessions'}}))}
+						onResume={(summary) => attempt(`resuming ${summary.id}…`, async () => ({kind: 'live', engine: await services.resumeEpisode(await services.loadSession(summary.path)), back: {kind: 'sessions'}}))}
+						onBack={() => go({kind: 'home'})}
+						onQuit={quit}
+					/>
+				);
+			case 'live':
+				return <LiveEpisode key={screen.engine.session.id} engine={screen.engine} services={services} onQuit={quit} onBack={back ? () => go(back) : null} />;
+			case 'replay':
+				return <ReplayEpisode key={screen.session.id} session={screen.session} message={state.busy ?? state.error} onResume={(session) => resume(session, screen.back)} onQuit={quit} onBack={back ? () => go(back) : null} />;
+			default: {
+				const never: never = screen;
+				return never;
+			}
+		}
+	})();
+	return (
+		<Box flexDirection="column" width={columns} height={height}>
+			<ErrorBoundary onQuit={quit} onBack={back ? () => go(back) : undefined}>
+				{content}
+			</ErrorBoundary>
+		</Box>
+	);
+}

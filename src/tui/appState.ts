@@ -1,0 +1,70 @@
+import type {Session} from '../domain/session.js';
+import type {ResolvedTemplate} from '../domain/template.js';
+import type {Persona} from '../domain/universe.js';
+import type {EpisodeEngine} from '../episode/engine.js';
+
+/*
+ * Which screen the TUI shows, as a reducer. Async work (starting, loading, resuming) is done by the
+ * App and reported back with 'busy' / 'failed' / a screen change.
+ */
+
+export type Screen =
+	| {readonly kind: 'home'}
+	| {readonly kind: 'help'}
+	| {readonly kind: 'persona'}
+	| {readonly kind: 'template'; readonly persona: Persona}
+	| {readonly kind: 'options'; readonly persona: Persona; readonly template: ResolvedTemplate}
+	| {readonly kind: 'sessions'}
+	| {readonly kind: 'live'; readonly engine: EpisodeEngine; readonly back: Screen | null}
+	| {readonly kind: 'replay'; readonly session: Session; readonly back: Screen | null};
+
+export type AppState = {
+	readonly screen: Screen;
+	/** What is being loaded or started, shown on the current screen; null when idle. */
+	readonly busy: string | null;
+	/** Why the last load or start failed, shown on the current screen. */
+	readonly error: string | null;
+};
+
+export type AppAction =
+	| {readonly type: 'go'; readonly screen: Screen}
+	| {readonly type: 'busy'; readonly message: string}
+	| {readonly type: 'failed'; readonly message: string};
+
+export function appReducer(state: AppState, action: AppAction): AppState {
+	switch (action.type) {
+		case 'go':
+			return {screen: action.screen, busy: null, error: null};
+		case 'busy':
+			return {...state, busy: action.message, error: null};
+		case 'failed':
+			return {...state, busy: null, error: action.message};
+		default: {
+			const never: never = action;
+			return never;
+		}
+	}
+}
+
+/** Where `b` leads from a screen. */
+export function backOf(screen: Screen): Screen | null {
+	switch (screen.kind) {
+		case 'home':
+			return null;
+		case 'help':
+		case 'persona':
+		case 'sessions':
+			return {kind: 'home'};
+		case 'template':
+			return {kind: 'persona'};
+		case 'options':
+			return {kind: 'template', persona: screen.persona};
+		case 'live':
+		case 'replay':
+			return screen.back;
+		default: {
+			const never: never = screen;
+			return never;
+		}
+	}
+}

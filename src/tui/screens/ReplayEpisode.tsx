@@ -1,0 +1,57 @@
+import type {Key} from 'ink';
+import {useMemo, useState} from 'react';
+import type {Session} from '../../domain/session.js';
+import {sessionAtStep} from '../../episode/replay.js';
+import {EpisodeFrame} from '../components/EpisodeFrame.js';
+import {clamp} from '../text/scroll.js';
+import {resumable} from '../view/sessionsList.js';
+
+type Props = {
+	readonly session: Session;
+	/** Set while resuming, or with the reason resuming failed. */
+	readonly message: string | null;
+	readonly onResume: (session: Session) => void;
+	readonly onQuit: () => void;
+	readonly onBack: (() => void) | null;
+};
+
+const FOOTER = '→/← step · Home/End first/last · r resume · Tab/1-3 pane · ↑↓ PgUp PgDn scroll · i inspector · ? help';
+
+/** A saved session on the episode screen: every pane shows sessionAtStep(session, cursor). */
+export function ReplayEpisode({session, message, onResume, onQuit, onBack}: Props) {
+	const total = session.steps.length;
+	const [cursor, setCursor] = useState(total);
+	const [note, setNote] = useState<string | null>(null);
+	const view = useMemo(() => sessionAtStep(session, cursor), [session, cursor]);
+	const label = cursor === 0 ? 'before the first step' : (session.steps[cursor - 1]?.label ?? '');
+	const move = (to: number) => {
+		setCursor(clamp(to, 0, total));
+		setNote(null);
+	};
+	const onKey = (input: string, key: Key): boolean => {
+		if (key.rightArrow || input === 'n' || input === ' ' || input === 'l') move(cursor + 1);
+		else if (key.leftArrow || input === 'p' || input === 'h') move(cursor - 1);
+		else if (key.home) move(0);
+		else if (key.end) move(total);
+		else if (input === 'r') {
+			if (resumable(session)) onResume(session);
+			else setNote(`This session is ${session.status}: only running or awaiting_assistant sessions resume.`);
+		} else return false;
+		return true;
+	};
+	return (
+		<EpisodeFrame
+			session={view}
+			mode="replay"
+			streaming={null}
+			status={{session: view, running: null, awaitingHuman: false, retry: null, lastLatencyMs: null, problem: message ?? note, auto: false, replay: {step: cursor, total, label}}}
+			notices={[]}
+			busy={false}
+			human={null}
+			onKey={onKey}
+			footer={`${FOOTER}${onBack ? ' · b back' : ''} · q quit`}
+			onQuit={onQuit}
+			onBack={onBack}
+		/>
+	);
+}

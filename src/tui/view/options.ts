@@ -1,0 +1,86 @@
+import type {Flags} from '../../commands/types.js';
+import {ModelRole, type RoleSettings} from '../../domain/session.js';
+
+/*
+ * Step 3 of a new episode: the options, kept as choices and turned into the same flags `run` takes
+ * (so the episode is started by exactly the code that starts a headless one).
+ */
+
+export type Choices = {
+	readonly tier: 'seed' | 'standard' | 'contextual' | 'normative';
+	readonly lang: 'english' | 'native';
+	readonly mode: 'eval' | 'gold';
+	readonly assistant: 'model' | 'me';
+	/** Model names typed per role (overrides of the resolved defaults). */
+	readonly models: Readonly<Partial<Record<ModelRole, string>>>;
+};
+
+export const CHOICE_VALUES = {
+	tier: ['seed', 'standard', 'contextual', 'normative'],
+	lang: ['english', 'native'],
+	mode: ['eval', 'gold'],
+	assistant: ['model', 'me'],
+} as const;
+
+export type EnumField = keyof typeof CHOICE_VALUES;
+export type OptionRow = {readonly kind: 'enum'; readonly field: EnumField} | {readonly kind: 'model'; readonly role: ModelRole} | {readonly kind: 'start'};
+
+export const OPTION_ROWS: readonly OptionRow[] = [
+	{kind: 'enum', field: 'tier'},
+	{kind: 'enum', field: 'lang'},
+	{kind: 'enum', field: 'mode'},
+	{kind: 'enum', field: 'assistant'},
+	...ModelRole.options.map((role): OptionRow => ({kind: 'model', role})),
+	{kind: 'start'},
+];
+
+const pick = <T extends string>(value: unknown, options: readonly T[], fallback: T): T => (options.includes(value as T) ? (value as T) : fallback);
+
+/** Choices preset from the command line (`tui --lang native --human`, model flags). */
+export function initialChoices(flags: Flags): Choices {
+	const models: Partial<Record<ModelRole, string>> = {};
+	for (const role of ModelRole.options) {
+		const value = flags[`${role}Model`];
+		if (typeof value === 'string') models[role] = value;
+	}
+	return {
+		tier: pick(flags['tier'], CHOICE_VALUES.tier, 'seed'),
+		lang: pick(flags['lang'], CHOICE_VALUES.lang, 'english'),
+		mode: pick(flags['mode'], CHOICE_VALUES.mode, 'eval'),
+		assistant: flags['human'] ? 'me' : 'model',
+		models,
+	};
+}
+
+export function cycleChoice(choices: Choices, field: EnumField, delta: 1 | -1): Choices {
+	const values = CHOICE_VALUES[field] as readonly string[];
+	const index = values.indexOf(choices[field]);
+	return {...choices, [field]: values[(index + delta + values.length) % values.length]};
+}
+
+/** The model flags of the typed overrides: `--simulator-model NAME` and so on. */
+export function modelOverrideFlags(choices: Pick<Choices, 'models'>): Flags {
+	const flags: Flags = {};
+	for (const [role, model] of Object.entries(choices.models)) if (model) flags[`${role}Model`] = model;
+	return flags;
+}
+
+/** The flags `run` would take for these choices. */
+export function choicesToFlags(personaId: string, templateId: string, choices: Choices): Flags {
+	return {
+		persona: personaId,
+		template: templateId,
+		...(choices.tier === 'seed' ? {} : {tier: choices.tier}),
+		lang: choices.lang,
+		mode: choices.mode,
+		human: choices.assistant === 'me',
+		...modelOverrideFlags(choices),
+	};
+}
+
+/** "gpt-5-mini @ http://127.0.0.1:8080/v1", "mock (offline)", "replay:file.jsonl". */
+export function describeRole(settings: RoleSettings): string {
+	if (settings.provider === 'mock') return 'mock (offline)';
+	if (settings.provider === 'replay') return `replay ${settings.replayFile ?? ''}`;
+	return `${settings.model} @ ${settings.baseURL ?? 'api.openai.com'}`;
+}
