@@ -243,3 +243,19 @@ describe('engine: a killed process', () => {
 		assert.equal(result.termination.reason, 'all_shards_passed');
 	});
 });
+
+describe('engine: retry after an error', () => {
+	it('clears an ASSISTANT_ERROR and finishes the episode once the endpoint is back', async () => {
+		h.fake.setHandler(scriptedModel({stage: {assistant: () => ({status: 500})}}));
+		const engine = await startEpisode(h.runtime(), seedFor('jp-zainichi-korean-a35-f:economic.bureaucracy-services.01'), {id: 'retry-me'});
+		await engine.runToEnd();
+		assert.equal(engine.session.error?.flag, 'ASSISTANT_ERROR');
+		h.fake.setHandler(scriptedModel());
+		const resumed = await resumeEpisode(h.runtime(), 'retry-me');
+		assert.equal(await resumed.retryAfterError(), true);
+		await resumed.runToEnd();
+		assert.equal(resumed.session.status, 'completed');
+		assert.equal(resumed.session.termination?.reason, 'all_shards_passed');
+		assert.ok(resumed.session.steps.some((step) => !step.ok), 'the failed step stays in the log');
+	});
+});

@@ -10,7 +10,7 @@ import {personaBoost, reciprocalRankFusion, removeNearDuplicates, rerankByPerson
 import {retrieveEvidence, secondaryRegion} from '../src/kb/retrieve.js';
 import {loadUniverse} from '../src/universe/load.js';
 import {SeedSpace} from '../src/universe/seeds.js';
-import {EVAL_DIR, evaluateRetrieval, labelledSet} from './bench/kb-eval.js';
+import {EVAL_DIR, evaluatePersona, evaluateRetrieval} from './bench/kb-eval.js';
 import {tempDir} from './helpers/tmp.js';
 
 const universe = loadUniverse();
@@ -21,7 +21,7 @@ describe('kb: scoring rules', () => {
 		assert.equal(personaBoost(persona, []), 0);
 		assert.equal(personaBoost(persona, ['religion:islam']), 0);
 		assert.ok(personaBoost(persona, ['identity:my-tamil-hindu']) > personaBoost(persona, ['religion:hinduism', 'ethnicity:tamil']));
-		assert.equal(personaBoost(persona, persona), 0.5);
+		assert.equal(personaBoost(persona, persona), 1, 'capped: at most doubles a score');
 	});
 
 	it('re-ranks by similarity x (1 + boost), stable for ties', () => {
@@ -65,23 +65,14 @@ describe('kb: retrieval quality on the labelled set', () => {
 		kb = await KnowledgeBase.open({kbDir: EVAL_DIR, workspace, embedder: 'hash', universe});
 	});
 
-	it('--persona re-ranking puts the asking identity\'s passages first', async (t) => {
-		let withPersona = 0;
-		let without = 0;
-		let total = 0;
-		for (const query of labelledSet().persona) {
-			const plain = await kb.search(query.q, {kind: 'cultural', topK: 5, filter: {region: query.region}});
-			for (const [personaId, identity] of Object.entries(query.personas)) {
-				const persona = universe.personaById.get(personaId)!;
-				const hits = await kb.search(query.q, {kind: 'cultural', topK: 5, filter: {region: query.region}, persona});
-				total++;
-				if (hits[0]!.tags.includes(`identity:${identity}`)) withPersona++;
-				if (plain[0]!.tags.includes(`identity:${identity}`)) without++;
-			}
-		}
-		t.diagnostic(`top-1 written about the asking identity: ${withPersona}/${total} with --persona, ${without}/${total} without`);
-		assert.ok(withPersona >= Math.ceil(0.9 * total), `${withPersona}/${total}`);
-		assert.ok(withPersona > without + total / 2);
+	it('--persona re-ranking puts the asking identity\'s passages first, without losing relevant ones', async (t) => {
+		const m = await evaluatePersona(kb, universe);
+		t.diagnostic(`asking identity first in ${m.top1With}/${m.cases} with --persona, ${m.top1Without}/${m.cases} without; ranked lower in ${m.worse}`);
+		t.diagnostic(`template+persona queries: relevant passages in K_W (top 6) ${m.seedRecall6With} with persona, ${m.seedRecall6Without} without`);
+		assert.ok(m.top1With >= Math.ceil(0.7 * m.cases), `${m.top1With}/${m.cases}`);
+		assert.ok(m.top1With >= m.top1Without + m.cases / 3);
+		assert.equal(m.worse, 0, 'an identity-matched passage never drops because of --persona');
+		assert.ok(m.seedRecall6With >= m.seedRecall6Without);
 	});
 
 	it('uses hybrid search with the hash embedder because it measured better than dense alone', async (t) => {

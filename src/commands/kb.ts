@@ -1,4 +1,5 @@
-import type {EvidenceHit} from '../domain/kb.js';
+import {CulturalEntry, Evidence, type EvidenceHit, TabooEntry} from '../domain/kb.js';
+import {registerSchema} from '../domain/registry.js';
 import {DOMAIN_IDS, type DomainId, REGION_CODES, type RegionCode, Tag} from '../domain/universe.js';
 import {IMPORT_FORMATS, type ImportFormat, type ImportSummary, importKb} from '../kb/importers/index.js';
 import {type KbFilter, KnowledgeBase, type SearchMode, resolveKbLocation} from '../kb/knowledgeBase.js';
@@ -10,9 +11,13 @@ import {ExitCode, UserError} from '../util/errors.js';
 import {unknownMessage} from '../util/suggest.js';
 import {renderTable, truncate} from '../util/table.js';
 import {type Command, type CommandContext, type Flags, write, writeJson} from './types.js';
-import path from 'node:path';
 
 const SUBCOMMANDS = ['import', 'build', 'search', 'stats', 'evidence'] as const;
+
+// So `cultureconverse schema taboo-entry` documents the lines `kb import --format jsonl` accepts.
+registerSchema('cultural-entry', CulturalEntry, 'a cultural KB passage (one line of kb/cultural/*.jsonl)');
+registerSchema('taboo-entry', TabooEntry, 'a taboo KB entry (one line of kb/taboo/*.jsonl)');
+registerSchema('evidence', Evidence, 'K_W and K_T retrieved for one seed (`kb evidence <seed-id> --json`)');
 
 export const kbCommand: Command = {
 	name: 'kb',

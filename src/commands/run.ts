@@ -29,6 +29,7 @@ export const runCommand: Command = {
 		...episodeFlags,
 		resume: {type: 'string', description: 'Continue an interrupted session'},
 		allowModelChange: {type: 'boolean', description: 'With --resume: continue even if the model settings differ from the session\'s'},
+		retry: {type: 'boolean', description: 'With --resume: clear an error (e.g. after a rate-limit storm) and run the failed step again'},
 		json: {type: 'boolean', description: 'Print {sessionId, path, status, scores, clean, ...} at the end'},
 		jsonl: {type: 'boolean', description: 'Stream the engine\'s events as JSON lines'},
 		...runtimeFlags,
@@ -46,6 +47,7 @@ export const runCommand: Command = {
 			: await startEpisode(runtime, seedFromFlags(runtime, flags), episodeOptionsFromFlags(flags), listener);
 		bound = listenerFor(mode, io, engine);
 		for (const event of early.splice(0)) bound(event);
+		if (flags['retry'] && !(await engine.retryAfterError()) && mode === 'text') io.stderr.write(`Session ${engine.session.id} has no error to retry (status ${engine.session.status}).\n`);
 		const nextLine = lineReader(io.stdin);
 		for (;;) {
 			const result = await engine.runToEnd(io.signal);

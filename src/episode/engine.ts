@@ -91,6 +91,19 @@ export class EpisodeEngine {
 		this.pendingHuman = text;
 	}
 
+	/**
+	 * Clears an error so the failed step runs again (after a 429 storm or an outage). The failed step
+	 * stays in the steps log; an error-caused termination is removed because the dialogue did not end.
+	 */
+	async retryAfterError(): Promise<boolean> {
+		const session = this.current;
+		if (session.status !== 'error' || !session.error) return false;
+		const errorEnded = session.termination && ['simulator_error', 'assistant_error', 'generation_error'].includes(session.termination.reason);
+		this.update({status: 'running', error: null, termination: errorEnded ? null : session.termination});
+		await this.save();
+		return true;
+	}
+
 	async start(resumed = false): Promise<void> {
 		await this.save();
 		this.emit({type: 'episode_started', sessionId: this.current.id, seedId: this.current.seed.id, resumed});

@@ -9,7 +9,7 @@ import {Bm25Index} from './bm25.js';
 import {CorruptIndexError, INDEX_FILE, type IndexHeader, readIndexHeader} from './codec.js';
 import {type Embedder, type EmbedderHandle, createEmbedder, embedderSpecText} from './embedder.js';
 import {type IndexRecord, appliesKey, hitFromMetadata, tagKey, toRecord, type RecordMetadata} from './records.js';
-import {reciprocalRankFusion, removeNearDuplicates, rerankByPersona} from './rerank.js';
+import {reciprocalRankFusion, removeNearDuplicates, rerankByPersona, type Scored} from './rerank.js';
 import {KB_KINDS, type KbKind, type KbLocation, type KbSources, listSourceFiles, loadKbSources, regionContentHashes, sourcesDigest} from './sources.js';
 import {type KbCounts, countSources} from './stats.js';
 import type {FileStorage} from 'vectra';
@@ -89,6 +89,8 @@ type LoadedRegion = {opened: OpenedIndex; bm25?: Bm25Index};
 type Candidate = {metadata: RecordMetadata; vector: ArrayLike<number>; similarity: number};
 
 const DEFAULT_TOP_K = 5;
+/** The usual RRF constant (Cormack et al.); smaller values did not change the labelled-set results. */
+const RRF_K = 60;
 const DEFAULT_DEDUPE = 0.92;
 const EMBED_BATCH = 256;
 
@@ -212,7 +214,7 @@ export class KnowledgeBase {
 		const mode = options.mode ?? this.options.mode ?? defaultSearchMode(this.embedderId);
 		const candidates = new Map<string, Candidate>();
 		const dense: Candidate[] = [];
-		const lexical: Candidate[] = [];
+		const lexical: Array<{candidate: Candidate; score: number}> = [];
 		for (const region of regions) {
 			const loaded = await this.region(options.kind, region);
 			if (!loaded) continue;
@@ -224,24 +226,32 @@ export class KnowledgeBase {
 				loaded.bm25 ??= new Bm25Index(loaded.opened.items.map((item) => `${String(item.metadata['title'])}. ${String(item.metadata['text'])}`));
 				const items = loaded.opened.items;
 				const allow = vectraFilter ? (index: number) => store.matchesFilter(items[index]!.metadata, vectraFilter) : undefined;
-				for (const hit of loaded.bm25.search(query, pool, allow)) {
+				const hits = loaded.bm25.search(query, pool, allow);
+				// BM25 scores depend on each region's statistics; scaling by the region's best makes lists of several regions comparable.
+				const top = hits[0]?.score || 1;
+				for (const hit of hits) {
 					const item = items[hit.index]!;
-					lexical.push(remember(candidates, {metadata: item.metadata as RecordMetadata, vector: item.vector, similarity: cosineToQuery(vector, item.vector)}));
+					lexical.push({candidate: remember(candidates, {metadata: item.metadata as RecordMetadata, vector: item.vector, similarity: cosineToQuery(vector, item.vector)}), score: hit.score / top});
 				}
 			}
 		}
-		const byId = (list: Candidate[]) => [...new Set(list.sort((a, b) => b.similarity - a.similarity).map((c) => String(c.metadata['id'])))];
-		let base: Array<{item: Candidate; similarity: number}>;
+		// Persona re-ranking happens inside each ranked list, on its own score scale (cosine, BM25), so a
+		// boost moves a passage past others of similar relevance only. Applied after rank fusion instead,
+		// it swamped relevance: RRF scores of ranks 1 and 20 differ by a fifth, less than one identity boost.
+		const tagsOf = (candidate: Candidate) => splitTags(candidate.metadata);
+		const denseRanked = rerankByPersona(unique(dense).map((item) => ({item, similarity: item.similarity})), tagsOf, options.persona?.tags);
+		let ranked: Array<Scored<Candidate>>;
 		if (mode === 'hybrid') {
-			// RRF scores live on a 1/(60+rank) scale; dividing by the best possible (both lists, rank 1)
-			// brings them to [0, 1] so persona boosts weigh the same as in dense mode.
-			const fused = reciprocalRankFusion([byId(dense), lexical.map((c) => String(c.metadata['id']))]);
-			const best = 2 / 61;
-			base = [...fused.entries()].map(([id, score]) => ({item: candidates.get(id)!, similarity: score / best}));
+			const lexicalRanked = rerankByPersona(uniqueBy([...lexical].sort((a, b) => b.score - a.score), (entry) => String(entry.candidate.metadata['id'])).map(({candidate, score}) => ({item: candidate, similarity: score})), tagsOf, options.persona?.tags);
+			const fused = reciprocalRankFusion([denseRanked, lexicalRanked].map((list) => list.map((scored) => String(scored.item.metadata['id']))), RRF_K);
+			// Divided by the best possible RRF score (rank 1 in both lists), so scores read 0..1.
+			const best = 2 / (RRF_K + 1);
+			ranked = [...fused.entries()]
+				.map(([id, score]) => ({item: candidates.get(id)!, similarity: candidates.get(id)!.similarity, score: score / best}))
+				.sort((a, b) => b.score - a.score || b.similarity - a.similarity);
 		} else {
-			base = byId(dense).map((id) => ({item: candidates.get(id)!, similarity: candidates.get(id)!.similarity}));
+			ranked = denseRanked;
 		}
-		const ranked = rerankByPersona(base, (candidate) => splitTags(candidate.metadata), options.persona?.tags);
 		const threshold = options.dedupeThreshold === undefined ? DEFAULT_DEDUPE : options.dedupeThreshold;
 		const kept = threshold === null ? ranked.slice(0, topK) : removeNearDuplicates(ranked, (scored) => scored.item.vector, threshold, topK);
 		return kept.map((scored, index) => hitFromMetadata(scored.item.metadata, {score: scored.score, similarity: scored.item.similarity, rank: index + 1}));
@@ -359,6 +369,22 @@ export function resolveKbLocation(options: {env: NodeJS.ProcessEnv; cwd: string;
 	const fromEnv = options.env['CULTURECONVERSE_KB_DIR'];
 	const shippedDir = options.kbDir ?? (fromEnv ? path.resolve(options.cwd, fromEnv) : path.join(packageRoot(), 'kb'));
 	return {shippedDir, userDir: path.join(options.workspace ?? workspaceDir(options.env, options.cwd), 'kb')};
+}
+
+/** Candidates in descending similarity, each id once (a passage tagged with two searched regions is met twice). */
+function unique(list: readonly Candidate[]): Candidate[] {
+	return uniqueBy([...list].sort((a, b) => b.similarity - a.similarity), (c) => String(c.metadata['id']));
+}
+
+/** The first occurrence of each key, in order. */
+function uniqueBy<T>(list: readonly T[], key: (item: T) => string): T[] {
+	const seen = new Set<string>();
+	return list.filter((item) => {
+		const k = key(item);
+		if (seen.has(k)) return false;
+		seen.add(k);
+		return true;
+	});
 }
 
 function remember(candidates: Map<string, Candidate>, candidate: Candidate): Candidate {

@@ -65,6 +65,8 @@ export function sourcesDigest(files: readonly SourceFile[], read: (file: string)
 	return hash.digest('hex');
 }
 
+const MAX_LISTED = 50;
+
 export type LoadSourcesOptions = {
 	/** Enables cross-checks: identity ids exist and belong to the entry's region. */
 	universe?: Universe;
@@ -123,8 +125,9 @@ export function loadKbSources(location: KbLocation, options: LoadSourcesOptions 
 			else taboo.push({entry: entry as TabooEntry, file: source.shown, line});
 		}
 	}
-	// Each problem already starts with file:line, so the error's own label stays generic.
-	if (problems.length > 0) throw new DataError('KB sources', problems);
+	// Each problem already starts with file:line, so the error's own label stays generic. A file broken
+	// throughout would print thousands of lines; the first ones show the pattern.
+	if (problems.length > 0) throw new DataError('KB sources', problems.length <= MAX_LISTED ? problems : [...problems.slice(0, MAX_LISTED), `... and ${problems.length - MAX_LISTED} more problems`]);
 	return {cultural, taboo, files, digest: digest.digest('hex')};
 }
 

@@ -83,10 +83,62 @@ export async function evaluateRetrieval(options: {embedder?: string; workspace?:
 	}
 }
 
+export type PersonaMetrics = {
+	cases: number;
+	/** Cases whose top hit is written about the asking identity, with and without --persona. */
+	top1With: number;
+	top1Without: number;
+	/** Cases where the first identity-matched hit ranks lower with --persona than without (should be 0). */
+	worse: number;
+	/** Template+persona queries: share of relevant passages within K_W (top 6), with and without persona re-ranking. */
+	seedRecall6With: number;
+	seedRecall6Without: number;
+};
+
+/** Persona re-ranking on the labelled `persona` and `seeds` sets, with the KB's default mode. */
+export async function evaluatePersona(kb: KnowledgeBase, universe: Universe): Promise<PersonaMetrics> {
+	const set = labelledSet();
+	const out: PersonaMetrics = {cases: 0, top1With: 0, top1Without: 0, worse: 0, seedRecall6With: 0, seedRecall6Without: 0};
+	for (const query of set.persona) {
+		const plain = await kb.search(query.q, {kind: 'cultural', topK: 10, filter: {region: query.region}});
+		for (const [personaId, identity] of Object.entries(query.personas)) {
+			const hits = await kb.search(query.q, {kind: 'cultural', topK: 10, filter: {region: query.region}, persona: universe.personaById.get(personaId)!});
+			const first = (list: typeof hits) => {
+				const at = list.findIndex((hit) => hit.tags.includes(`identity:${identity}`));
+				return at < 0 ? 99 : at;
+			};
+			out.cases++;
+			if (first(hits) === 0) out.top1With++;
+			if (first(plain) === 0) out.top1Without++;
+			if (first(hits) > first(plain)) out.worse++;
+		}
+	}
+	for (const seed of set.seeds) {
+		const persona = universe.personaById.get(seed.persona)!;
+		const q = culturalQueryText(queryContext(universe, persona, universe.templateById.get(seed.template)!));
+		const recall = (ids: string[]) => seed.relevant.filter((id) => ids.includes(id)).length / seed.relevant.length;
+		out.seedRecall6With += recall((await kb.search(q, {kind: 'cultural', topK: 6, filter: {region: persona.region}, persona})).map((hit) => hit.id));
+		out.seedRecall6Without += recall((await kb.search(q, {kind: 'cultural', topK: 6, filter: {region: persona.region}})).map((hit) => hit.id));
+	}
+	out.seedRecall6With = Math.round((out.seedRecall6With / set.seeds.length) * 1000) / 1000;
+	out.seedRecall6Without = Math.round((out.seedRecall6Without / set.seeds.length) * 1000) / 1000;
+	return out;
+}
+
 if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(import.meta.filename)) {
 	const embedder = process.env['CULTURECONVERSE_EMBEDDER'] ?? 'hash';
 	const results = await evaluateRetrieval({embedder});
 	console.log(`labelled set: ${results.dense.queries} queries (test/fixtures/kb-eval), embedder ${embedder}`);
 	console.log('mode      MRR@10  Recall@5  Hit@1');
 	for (const [mode, m] of Object.entries(results)) console.log(`${mode.padEnd(8)}  ${m.mrr10.toFixed(3)}   ${m.recall5.toFixed(3)}     ${m.hit1.toFixed(3)}`);
+	const workspace = mkdtempSync(path.join(tmpdir(), 'cc-kb-eval-'));
+	try {
+		const universe = loadUniverse();
+		const kb = await KnowledgeBase.open({kbDir: EVAL_DIR, workspace, embedder, universe});
+		const p = await evaluatePersona(kb, universe);
+		console.log(`persona re-ranking (${kb.embedderId}, default mode): asking identity first in ${p.top1With}/${p.cases} with --persona, ${p.top1Without}/${p.cases} without; worse in ${p.worse}`);
+		console.log(`template+persona queries, relevant passages within K_W (top 6): ${p.seedRecall6With} with persona re-ranking, ${p.seedRecall6Without} without`);
+	} finally {
+		rmSync(workspace, {recursive: true, force: true});
+	}
 }

@@ -1,5 +1,5 @@
 import {Box, Text, useInput} from 'ink';
-import {useState} from 'react';
+import {useRef, useState} from 'react';
 import {applyDraftKey} from '../text/draft.js';
 import {wrapText} from '../text/wrap.js';
 
@@ -15,13 +15,16 @@ type Props = {
 
 /** The multi-line box where the person playing the assistant writes the reply. */
 export function HumanInput({t, width, maxLines, focused, onSend, onBlur}: Props) {
+	// The ref, not the rendered state, is what keys edit: several keys can arrive before a re-render.
+	const draftRef = useRef('');
 	const [draft, setDraft] = useState('');
 	const [hint, setHint] = useState<string | null>(null);
 	useInput(
 		(input, key) => {
-			const result = applyDraftKey(draft, input, key);
+			const result = applyDraftKey(draftRef.current, input, key);
 			switch (result.kind) {
 				case 'send':
+					draftRef.current = '';
 					setDraft('');
 					setHint(null);
 					onSend(result.text);
@@ -33,7 +36,8 @@ export function HumanInput({t, width, maxLines, focused, onSend, onBlur}: Props)
 					setHint('Nothing to send yet: type the reply first.');
 					return;
 				case 'edit':
-					if (result.draft !== draft) {
+					if (result.draft !== draftRef.current) {
+						draftRef.current = result.draft;
 						setDraft(result.draft);
 						setHint(null);
 					}

@@ -2,7 +2,7 @@ import {Box, Text, useInput} from 'ink';
 import {useMemo, useState} from 'react';
 import type {Session} from '../../domain/session.js';
 import type {Notice} from '../episode/liveState.js';
-import {clamp, effectiveOffset, followSelection, pageSize, scrollBy, type ScrollState, TOP} from '../text/scroll.js';
+import {clamp, effectiveOffset, followSelection, pageSize, scrollBy, type ScrollState, scrollToEnd, TOP} from '../text/scroll.js';
 import {truncate} from '../text/width.js';
 import {callDetailBlocks, callRow, noticeBlocks} from '../view/inspector.js';
 import {PANE_CHROME_ROWS} from '../view/layout.js';
@@ -54,6 +54,8 @@ export function Inspector({session, notices, width, height, active, onClose}: Pr
 			else if (key.end) select(count - 1);
 			else if (key.pageDown || input === ' ') setDetail(scrollBy(detail, pageSize(bodyHeight), layout.total, bodyHeight));
 			else if (key.pageUp) setDetail(scrollBy(detail, -pageSize(bodyHeight), layout.total, bodyHeight));
+			else if (input === 'G') setDetail(scrollToEnd(layout.total, bodyHeight));
+			else if (input === 'g') setDetail(TOP);
 			else if (input === 'j') setDetail(scrollBy(detail, 1, layout.total, bodyHeight));
 			else if (input === 'k') setDetail(scrollBy(detail, -1, layout.total, bodyHeight));
 		},
@@ -73,7 +75,7 @@ export function Inspector({session, notices, width, height, active, onClose}: Pr
 	return (
 		<Box flexDirection="column" width={width} height={height}>
 			<Text wrap="truncate-end" bold color="magenta">
-				{`Inspector · ${calls.length} call(s) · ↑↓ select · PgUp/PgDn, j/k scroll · Esc close`}
+				{`Inspector · ${calls.length} call(s) · ↑↓ select · PgUp/PgDn, j/k, g/G scroll · Esc close`}
 			</Text>
 			<Box flexDirection="column" height={listRows}>
 				{rows}

@@ -42,7 +42,7 @@ export function LiveEpisode({engine, services, onQuit, onBack}: Props) {
 			session={state.session}
 			mode="live"
 			streaming={state.streaming}
-			status={{session: state.session, running: state.running, awaitingHuman, retry: state.retry, lastLatencyMs: state.lastLatencyMs, problem: state.problem, auto: state.auto, replay: null}}
+			status={{session: state.session, running: state.running ?? (state.inFlight ? 'working' : null), awaitingHuman, retry: state.retry, lastLatencyMs: state.lastLatencyMs, problem: state.problem, auto: state.auto, replay: null}}
 			notices={state.notices}
 			busy={driver.busy}
 			human={awaitingHuman && next.kind === 'assistant' ? {t: next.t, onSend: driver.submit} : null}

@@ -1,12 +1,13 @@
-import {Box, Text, useInput} from 'ink';
-import {useMemo, useState} from 'react';
+import {Box, type Key, Text, useInput} from 'ink';
+import {useMemo} from 'react';
 import {episodeOptionsFromFlags} from '../../app/episodes.js';
 import type {ResolvedTemplate} from '../../domain/template.js';
 import type {Persona} from '../../domain/universe.js';
 import {tierOf} from '../../universe/seeds.js';
 import {errorMessage} from '../../util/errors.js';
 import type {TuiServices} from '../services.js';
-import {type Choices, choicesToFlags, cycleChoice, describeRole, initialChoices, modelOverrideFlags, OPTION_ROWS} from '../view/options.js';
+import {useSyncReducer} from '../hooks/useSyncReducer.js';
+import {type Choices, choicesToFlags, describeRole, initialOptions, modelOverrideFlags, OPTION_ROWS, type OptionRow, optionsKey, type OptionsState} from '../view/options.js';
 
 type Props = {
 	readonly services: TuiServices;
@@ -22,10 +23,9 @@ type Props = {
 
 /** Step 3: tier, language, mode, who plays the assistant, and the model of every role (typed to override). */
 export function OptionsScreen({services, persona, template, width, starting, error, onStart, onBack}: Props) {
-	const [choices, setChoices] = useState<Choices>(() => initialChoices(services.flags));
-	const [row, setRow] = useState(OPTION_ROWS.length - 1);
-	const [editing, setEditing] = useState<string | null>(null);
-	const flags = choicesToFlags(persona.id, template.id, choices);
+	const [state, apply] = useSyncReducer(reduce, () => initialOptions(services.flags));
+	const {choices, editing} = state;
+	const check = useMemo(() => problemOf(services, persona, template), [services, persona, template]);
 	const resolved = useMemo(() => {
 		try {
 			return {roles: services.resolveRoles(modelOverrideFlags(choices)), problem: null};
@@ -33,35 +33,16 @@ export function OptionsScreen({services, persona, template, width, starting, err
 			return {roles: null, problem: errorMessage(problem)};
 		}
 	}, [services, choices]);
-	let problem = resolved.problem;
-	try {
-		episodeOptionsFromFlags(flags);
-	} catch (invalid) {
-		problem = errorMessage(invalid);
-	}
-	const current = OPTION_ROWS[row]!;
+	const problem = check(choices);
+	const current = OPTION_ROWS[state.row]!;
 	useInput((input, key) => {
 		if (starting) return;
-		if (editing !== null && current.kind === 'model') {
-			if (key.escape) setEditing(null);
-			else if (key.return) {
-				setChoices({...choices, models: {...choices.models, [current.role]: editing.trim() || undefined}});
-				setEditing(null);
-			} else if (key.backspace || key.delete) setEditing(editing.slice(0, -1));
-			else if (input && !key.ctrl && !key.meta && input >= ' ') setEditing(editing + input);
-			return;
-		}
-		if (key.escape || input === 'b') onBack();
-		else if (key.upArrow) setRow((row + OPTION_ROWS.length - 1) % OPTION_ROWS.length);
-		else if (key.downArrow || key.tab) setRow((row + 1) % OPTION_ROWS.length);
-		else if ((key.leftArrow || key.rightArrow || input === ' ') && current.kind === 'enum') setChoices(cycleChoice(choices, current.field, key.leftArrow ? -1 : 1));
-		else if (key.return && current.kind === 'model') setEditing(choices.models[current.role] ?? '');
-		else if ((key.return && current.kind === 'start') || input === 's') {
-			if (!problem) onStart(flags);
-		}
+		const next = apply({input, key});
+		if (next.back) onBack();
+		else if (next.start && !check(next.choices)) onStart(choicesToFlags(persona.id, template.id, next.choices));
 	});
 	const seedTier = tierOf(`${persona.id}:${template.id}`);
-	const value = (item: (typeof OPTION_ROWS)[number]): string => {
+	const value = (item: OptionRow): string => {
 		switch (item.kind) {
 			case 'enum':
 				if (item.field === 'tier') return choices.tier === 'seed' ? `seed default (${seedTier})` : choices.tier;
@@ -82,7 +63,7 @@ export function OptionsScreen({services, persona, template, width, starting, err
 			}
 		}
 	};
-	const label = (item: (typeof OPTION_ROWS)[number]) => (item.kind === 'enum' ? item.field : item.kind === 'model' ? `${item.role} model` : '▶ start episode');
+	const label = (item: OptionRow) => (item.kind === 'enum' ? item.field : item.kind === 'model' ? `${item.role} model` : '▶ start episode');
 	return (
 		<Box flexDirection="column" width={width}>
 			<Text bold color="cyan" wrap="truncate-end">
@@ -90,8 +71,8 @@ export function OptionsScreen({services, persona, template, width, starting, err
 			</Text>
 			<Text> </Text>
 			{OPTION_ROWS.map((item, index) => (
-				<Text key={index} wrap="truncate-end" inverse={index === row} bold={item.kind === 'start'}>
-					{`${index === row ? '▶' : ' '} ${label(item).padEnd(18)} ${value(item)}`}
+				<Text key={index} wrap="truncate-end" inverse={index === state.row} bold={item.kind === 'start'}>
+					{`${index === state.row ? '▶' : ' '} ${label(item).padEnd(18)} ${value(item)}`}
 				</Text>
 			))}
 			<Text> </Text>
@@ -110,4 +91,19 @@ export function OptionsScreen({services, persona, template, width, starting, err
 			</Text>
 		</Box>
 	);
+}
+
+const reduce = (state: OptionsState, press: {input: string; key: Key}) => optionsKey(state, press.input, press.key);
+
+/** Why these choices cannot start (bad model settings or option combination), checked by the same code as `run`. */
+function problemOf(services: TuiServices, persona: Persona, template: ResolvedTemplate): (choices: Choices) => string | null {
+	return (choices) => {
+		try {
+			services.resolveRoles(modelOverrideFlags(choices));
+			episodeOptionsFromFlags(choicesToFlags(persona.id, template.id, choices));
+			return null;
+		} catch (problem) {
+			return errorMessage(problem);
+		}
+	};
 }

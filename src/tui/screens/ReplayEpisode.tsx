@@ -24,15 +24,15 @@ export function ReplayEpisode({session, message, onResume, onQuit, onBack}: Prop
 	const [note, setNote] = useState<string | null>(null);
 	const view = useMemo(() => sessionAtStep(session, cursor), [session, cursor]);
 	const label = cursor === 0 ? 'before the first step' : (session.steps[cursor - 1]?.label ?? '');
-	const move = (to: number) => {
-		setCursor(clamp(to, 0, total));
+	const move = (to: (at: number) => number) => {
+		setCursor((at) => clamp(to(at), 0, total));
 		setNote(null);
 	};
 	const onKey = (input: string, key: Key): boolean => {
-		if (key.rightArrow || input === 'n' || input === ' ' || input === 'l') move(cursor + 1);
-		else if (key.leftArrow || input === 'p' || input === 'h') move(cursor - 1);
-		else if (key.home) move(0);
-		else if (key.end) move(total);
+		if (key.rightArrow || input === 'n' || input === ' ' || input === 'l') move((at) => at + 1);
+		else if (key.leftArrow || input === 'p' || input === 'h') move((at) => at - 1);
+		else if (key.home) move(() => 0);
+		else if (key.end) move(() => total);
 		else if (input === 'r') {
 			if (resumable(session)) onResume(session);
 			else setNote(`This session is ${session.status}: only running or awaiting_assistant sessions resume.`);

@@ -52,6 +52,6 @@ export const EPISODE_KEYS: readonly KeyGroup[] = [
 
 export const INSPECTOR_KEYS: readonly KeyHelp[] = [
 	{keys: '↑ ↓', does: 'select a call'},
-	{keys: 'PgUp PgDn / j k', does: 'scroll the raw prompt and reply'},
+	{keys: 'PgUp PgDn / j k / g G', does: 'scroll the raw prompt and reply (g top, G the reply at the end)'},
 	{keys: 'Esc / i', does: 'close'},
 ];

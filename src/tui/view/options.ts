@@ -84,3 +84,37 @@ export function describeRole(settings: RoleSettings): string {
 	if (settings.provider === 'replay') return `replay ${settings.replayFile ?? ''}`;
 	return `${settings.model} @ ${settings.baseURL ?? 'api.openai.com'}`;
 }
+
+export type OptionsState = {
+	readonly choices: Choices;
+	readonly row: number;
+	/** The model name being typed on a model row, or null. */
+	readonly editing: string | null;
+	/** Set by Enter on "start" or by s. */
+	readonly start: boolean;
+	readonly back: boolean;
+};
+
+export const initialOptions = (flags: Flags): OptionsState => ({choices: initialChoices(flags), row: OPTION_ROWS.length - 1, editing: null, start: false, back: false});
+
+type KeyLike = {readonly upArrow?: boolean; readonly downArrow?: boolean; readonly leftArrow?: boolean; readonly rightArrow?: boolean; readonly return?: boolean; readonly escape?: boolean; readonly tab?: boolean; readonly backspace?: boolean; readonly delete?: boolean; readonly ctrl?: boolean; readonly meta?: boolean};
+
+/** The options screen's keys: ↑↓ rows, ←→/space cycle, Enter types a model name or starts, Esc back. */
+export function optionsKey(state: OptionsState, input: string, key: KeyLike): OptionsState {
+	const s = {...state, start: false, back: false};
+	const row = OPTION_ROWS[s.row]!;
+	if (s.editing !== null && row.kind === 'model') {
+		if (key.escape) return {...s, editing: null};
+		if (key.return) return {...s, editing: null, choices: {...s.choices, models: {...s.choices.models, [row.role]: s.editing.trim() || undefined}}};
+		if (key.backspace || key.delete) return {...s, editing: s.editing.slice(0, -1)};
+		if (input && !key.ctrl && !key.meta && input >= ' ') return {...s, editing: s.editing + input};
+		return s;
+	}
+	if (key.escape || input === 'b') return {...s, back: true};
+	if (key.upArrow) return {...s, row: (s.row + OPTION_ROWS.length - 1) % OPTION_ROWS.length};
+	if (key.downArrow || key.tab) return {...s, row: (s.row + 1) % OPTION_ROWS.length};
+	if ((key.leftArrow || key.rightArrow || input === ' ') && row.kind === 'enum') return {...s, choices: cycleChoice(s.choices, row.field, key.leftArrow ? -1 : 1)};
+	if (key.return && row.kind === 'model') return {...s, editing: s.choices.models[row.role] ?? ''};
+	if ((key.return && row.kind === 'start') || input === 's') return {...s, start: true};
+	return s;
+}

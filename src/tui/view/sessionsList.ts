@@ -57,3 +57,50 @@ export const SESSION_COLUMNS: ReadonlyArray<{readonly header: string; readonly w
 	{header: 'CLEAN', width: 5},
 	{header: 'DATE', width: 16},
 ];
+
+export type SessionsScreenState = {
+	readonly query: string;
+	/** True while typing a filter (after /). */
+	readonly filtering: boolean;
+	readonly sort: SessionSort;
+	readonly selected: number;
+	readonly note: string | null;
+	/** What the last key asks the screen to do. */
+	readonly command: 'open' | 'resume' | 'back' | 'quit' | null;
+};
+
+export const initialSessionsScreen = (): SessionsScreenState => ({query: '', filtering: false, sort: 'newest', selected: 0, note: null, command: null});
+
+type KeyLike = {readonly upArrow?: boolean; readonly downArrow?: boolean; readonly pageUp?: boolean; readonly pageDown?: boolean; readonly return?: boolean; readonly escape?: boolean; readonly backspace?: boolean; readonly delete?: boolean; readonly ctrl?: boolean; readonly meta?: boolean};
+
+/** The sessions screen's keys: / filter, s sort, ↑↓ select, Enter open, r resume (unfinished only), Esc back, q quit. */
+export function sessionsKey(sessions: readonly SessionSummary[], state: SessionsScreenState, input: string, key: KeyLike, page: number): SessionsScreenState {
+	const s: SessionsScreenState = {...state, command: null};
+	const rows = () => visibleSessions(sessions, s.query, s.sort);
+	const move = (delta: number) => {
+		const last = Math.max(0, rows().length - 1);
+		return {...s, selected: Math.min(last, Math.max(0, Math.min(s.selected, last) + delta))};
+	};
+	if (s.filtering) {
+		if (key.return || key.escape) return {...s, filtering: false};
+		if (key.backspace || key.delete) return {...s, query: s.query.slice(0, -1), selected: 0};
+		if (key.upArrow) return move(-1);
+		if (key.downArrow) return move(1);
+		if (input && !key.ctrl && !key.meta && input >= ' ') return {...s, query: s.query + input, selected: 0};
+		return s;
+	}
+	if (key.escape || input === 'b') return s.query ? {...s, query: '', selected: 0} : {...s, command: 'back'};
+	if (input === 'q') return {...s, command: 'quit'};
+	if (input === '/') return {...s, filtering: true, note: null};
+	if (input === 's') return {...s, sort: nextSort(s.sort), note: null};
+	if (key.upArrow || input === 'k') return move(-1);
+	if (key.downArrow || input === 'j') return move(1);
+	if (key.pageUp) return move(-page);
+	if (key.pageDown) return move(page);
+	const summary = rows()[Math.min(s.selected, Math.max(0, rows().length - 1))];
+	if (key.return && summary) return {...s, command: 'open'};
+	if (input === 'r' && summary) {
+		return resumable(summary) ? {...s, command: 'resume'} : {...s, note: `${summary.id} is ${summary.status}: only running or awaiting_assistant sessions resume. Enter replays it.`};
+	}
+	return s;
+}

@@ -72,6 +72,7 @@ export function statusLines(input: StatusInput): [Segment[], Segment[]] {
 	const latency = input.lastLatencyMs ?? session.calls.at(-1)?.latencyMs ?? null;
 	const first: Segment[] = [
 		phaseText(input),
+		...(input.replay ? [] : [{text: `step ${session.steps.length}`, tone: 'dim' as const}]),
 		{text: turnText(session), tone: 'normal'},
 		{text: shardText(session), tone: 'private'},
 		{text: usageText(session), tone: 'dim'},

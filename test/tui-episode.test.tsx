@@ -1,0 +1,188 @@
+import assert from 'node:assert/strict';
+import {after, before, describe, it} from 'node:test';
+import {App} from '../src/tui/App.js';
+import type {Screen} from '../src/tui/appState.js';
+import {KEYS, renderTui, tuiFixture, type TuiFixture, type TuiHandle} from './helpers/tuiRender.js';
+
+const PERSONA = 'my-tamil-hindu-a55-f';
+const TEMPLATE = 'culinary.dietary-rules.02';
+
+let fx: TuiFixture;
+before(() => {
+	fx = tuiFixture();
+});
+after(() => fx.close());
+
+async function liveApp(flags: Record<string, unknown> = {}, size: {columns?: number; rows?: number} = {}) {
+	const services = fx.services();
+	const engine = await services.startEpisode({persona: PERSONA, template: TEMPLATE, tier: 'standard', ...flags});
+	const initial: Screen = {kind: 'live', engine, back: null};
+	return {engine, tui: renderTui(<App services={services} initial={initial} />, size)};
+}
+
+/** True when the status line shows no step in flight. */
+const idle = (frame: string) => /(next: |your reply as the assistant|✓ done|✗ )/.test(frame.split('\n').find((line) => line.includes(' │ turn ')) ?? '');
+
+/** Waits until the status line shows step `n` done and nothing in flight. */
+const atStep = (tui: TuiHandle, n: number) => tui.waitFor((f) => f.includes(`│ step ${n} │`) && idle(f), `step ${n} done`);
+
+/** Presses n and waits until the status line shows the engine idle at `next`. */
+async function step(tui: TuiHandle, next: string): Promise<string> {
+	await tui.press('n');
+	return tui.waitFor((f) => f.includes(next) && idle(f), next);
+}
+
+describe('episode screen, live on the offline mock', () => {
+	it('steps with n to the judged end, each pane filling as it goes', async () => {
+		const {engine, tui} = await liveApp();
+		try {
+			let frame = await tui.waitFor((f) => f.includes('next: retrieve evidence'), 'the first frame');
+			assert.match(frame, /OFFLINE MOCK PROVIDER/);
+			assert.match(frame, /Public/);
+			assert.match(frame, /Private/);
+			assert.match(frame, /Oracle/);
+			assert.match(frame, /\(no messages yet\)/);
+
+			frame = await step(tui, 'next: write the shards');
+			assert.match(frame, /Success criteria/, 'Oracle shows the criteria once the blueprint exists');
+			assert.match(frame, /KB evidence/);
+
+			frame = await step(tui, 'next: user opens');
+			assert.match(frame, /shard 1\/4/);
+			assert.match(frame, /▶ Shard 1\/\d: /, 'Private shows the current shard');
+
+			frame = await step(tui, 'next: assistant replies (t=0)');
+			assert.match(frame, /USER · t=0/);
+			assert.ok(frame.includes(engine.session.turns[0]!.content.slice(0, 30)), 'Public shows the opening message');
+
+			frame = await step(tui, 'next: user replies (t=1)');
+			assert.match(frame, /ASSISTANT · t=0/);
+
+			frame = await step(tui, 'next: assistant replies (t=1)');
+			assert.match(frame, /USER · t=1/);
+			assert.match(frame, /Simulator decisions/);
+			assert.match(frame, /t=1 (ADVANCE_NEXT|CONTINUE_CURRENT|END_FAILED)/, 'Private shows the decision');
+
+			for (let i = 0; i < 40 && engine.session.status !== 'completed'; i++) {
+				const steps = engine.session.steps.length;
+				await tui.press('n');
+				await tui.waitFor((f) => f.includes(`│ step ${steps + 1} │`) && idle(f), `step ${steps + 1}`);
+			}
+			frame = await tui.waitFor((f) => f.includes('✓ done'), 'the end');
+			assert.equal(engine.session.status, 'completed');
+			assert.match(frame, /Judge \(separate\)/);
+			assert.match(frame, /helpfulness\s+\d/);
+			assert.match(frame, /3H \d\.\d\d/);
+			assert.match(frame, /clean (yes|NO)/);
+		} finally {
+			tui.unmount();
+		}
+	});
+
+	it('streams the assistant reply and runs to the end with auto-run (a)', async () => {
+		const {engine, tui} = await liveApp();
+		try {
+			await tui.waitFor((f) => f.includes('next: retrieve evidence'), 'the first frame');
+			await tui.press('a');
+			await tui.waitFor((f) => f.includes('✓ done'), 'auto-run to finish', 15000);
+			assert.equal(engine.session.status, 'completed');
+			assert.match(tui.frame(), /auto off/, 'auto turns itself off at the end');
+		} finally {
+			tui.unmount();
+		}
+	});
+
+	it('turns the panes into tabs below 120 columns and back on resize', async () => {
+		const {tui} = await liveApp({}, {columns: 100, rows: 30});
+		try {
+			let frame = await tui.waitFor((f) => f.includes('1 Public') && f.includes('2 Private') && f.includes('3 Oracle'), 'the tab bar');
+			assert.doesNotMatch(frame, /╭[─]+╮╭/, 'one pane at a time');
+			await step(tui, 'next: write the shards');
+			await tui.press('3');
+			frame = await tui.waitFor((f) => f.includes('Success criteria'), 'the Oracle tab');
+			assert.doesNotMatch(frame, /\(no messages yet\)/, 'the Public pane is hidden behind its tab');
+			await tui.press(KEYS.tab);
+			frame = await tui.waitFor((f) => f.includes('(no messages yet)'), 'Tab wraps to Public');
+			tui.resize(160, 40);
+			frame = await tui.waitFor((f) => !f.includes('2 Private ') && /╮╭/.test(f), 'three panes side by side after the resize');
+			assert.match(frame, /Private/);
+			assert.match(frame, /Oracle/);
+			for (const line of frame.split('\n')) assert.ok(line.length <= 160, `line fits 160 columns: ${line}`);
+			assert.ok(frame.split('\n').length <= 39, 'the frame stays shorter than the terminal');
+		} finally {
+			tui.unmount();
+		}
+	});
+
+	it('lets a person play the assistant (--human): input box, newline, send, then the simulator answers', async () => {
+		const {engine, tui} = await liveApp({human: true});
+		try {
+			await tui.waitFor((f) => f.includes('next: retrieve evidence'), 'the first frame');
+			await step(tui, 'next: write the shards');
+			await step(tui, 'next: user opens');
+			await tui.press('n');
+			let frame = await tui.waitFor((f) => f.includes('Your reply as the assistant (t=0)'), 'the input box');
+			assert.match(frame, /Enter on an empty line or Ctrl-S: send/);
+			await tui.settle();
+			await tui.press('Could you');
+			tui.paste(' tell me which dishes your aunt cooks?');
+			await tui.press(KEYS.enter);
+			tui.paste('And how long the stay is?');
+			frame = await tui.waitFor((f) => f.includes('And how long the stay is?'), 'the typed draft');
+			assert.match(frame, /Could you tell me which dishes/);
+			await tui.press(KEYS.enter, KEYS.enter);
+			frame = await atStep(tui, 4);
+			assert.match(frame, /ASSISTANT · t=0/, 'the sent reply shows in Public');
+			const assistant = engine.session.turns.find((turn) => turn.role === 'assistant')!;
+			assert.equal(assistant.source, 'human');
+			assert.equal(assistant.content, 'Could you tell me which dishes your aunt cooks?\nAnd how long the stay is?');
+			await tui.press('n');
+			frame = await atStep(tui, 5);
+			assert.match(frame, /USER · t=1/, 'the simulator answered');
+			await tui.waitFor((f) => f.includes('Your reply as the assistant (t=1)'), 'the box again for t=1');
+			await tui.settle();
+			await tui.press(KEYS.escape);
+			await tui.waitFor((f) => f.includes('(e: edit)'), 'Esc leaves the box');
+			await tui.press('2');
+			await tui.waitFor((f) => /▶ Shard \d\/\d/.test(f), 'keys reach the panes again');
+			await tui.press('e');
+			await tui.waitFor((f) => !f.includes('(e: edit)'), 'e enters the box');
+			await tui.settle();
+			await tui.press('Fine.', KEYS.ctrlS);
+			await tui.waitFor(() => engine.session.turns.filter((turn) => turn.role === 'assistant').length === 2, 'Ctrl-S sends');
+			assert.equal(engine.session.config.assistant, 'human');
+		} finally {
+			tui.unmount();
+		}
+	});
+
+	it('shows every call in the inspector with its raw prompt and reply, and the help overlay', async () => {
+		const {engine, tui} = await liveApp();
+		try {
+			await tui.waitFor((f) => f.includes('next: retrieve evidence'), 'the first frame');
+			await step(tui, 'next: write the shards');
+			await tui.press('i');
+			let frame = await tui.waitFor((f) => f.includes('Inspector · 2 call(s)'), 'the inspector');
+			assert.match(frame, /validator\s+blueprint-audit/);
+			assert.match(frame, /── request · system ──/);
+			await tui.settle();
+			await tui.press('G');
+			frame = await tui.waitFor((f) => f.includes('── raw reply ──'), 'the raw reply at the end of the detail');
+			assert.match(frame, /"leaksOracle":false/);
+			await tui.press(KEYS.up);
+			frame = await tui.waitFor((f) => f.includes('generator · blueprint · mock:mock'), 'the first call selected');
+			await tui.press(KEYS.escape);
+			await tui.waitFor((f) => !f.includes('Inspector ·'), 'Esc closes the inspector');
+			await tui.settle();
+			await tui.press('?');
+			frame = await tui.waitFor((f) => f.includes('Keys · Esc, ? or q closes'), 'the help overlay');
+			assert.match(frame, /auto-run/);
+			assert.match(frame, /Ctrl-S/);
+			await tui.settle();
+			await tui.press('?');
+			await tui.waitFor((f) => !f.includes('Keys · Esc'), 'help closes');
+		} finally {
+			tui.unmount();
+		}
+	});
+});
