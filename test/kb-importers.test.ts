@@ -77,6 +77,13 @@ describe('kb import: NormAd-Eti', () => {
 		assert.equal(entries.find((entry) => entry.region === 'MY')!.severity, 'high');
 	});
 
+	it('writes nothing in a dry run', () => {
+		const loc = location();
+		const summary = importKb({file: NORMAD, format: 'normad', location: loc, dryRun: true});
+		assert.equal(summary.imported, 8);
+		assert.throws(() => readdirSync(loc.userDir), /ENOENT/);
+	});
+
 	it('maps norms to categories and recognises prohibitions', () => {
 		assert.ok(statesAvoidance('It is rude to point with one finger.'));
 		assert.ok(statesAvoidance('Avoid sweeping on New Year.'));

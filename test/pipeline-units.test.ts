@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import {describe, it} from 'node:test';
 import {oracleLeaks} from '../src/pipeline/leak.js';
-import {auditVerdict} from '../src/pipeline/blueprint.js';
+import {auditVerdict} from '../src/pipeline/refine.js';
 import {loadStyles, pickOpeners, pickResponseStyle} from '../src/pipeline/styles.js';
 import {transcriptForJudge, transcriptForSimulator} from '../src/episode/transcript.js';
 import {simulatorMessageProblems} from '../src/episode/simulatorChecks.js';

@@ -35,12 +35,10 @@ describe('TUI flows from the home screen', () => {
 			frame = await tui.waitFor((f) => f.includes('New episode · 1/3 persona'), 'the persona picker');
 			assert.match(frame, /348\/348 personas/);
 			await tui.settle();
-			// Region filter: Tab to it, → until MY.
+			// Region filter: Tab to it, then → as many times as MY is far from "all".
 			await tui.press(KEYS.tab);
-			for (let i = 0; i < 10 && !tui.frame().includes('region: MY'); i++) {
-				await tui.press(KEYS.right);
-				await tui.waitFor(() => true, 'a frame');
-			}
+			const presses = [...services.universe.regions.keys()].indexOf('MY') + 1;
+			for (let i = 0; i < presses; i++) await tui.press(KEYS.right);
 			frame = await tui.waitFor((f) => f.includes('region: MY'), 'region MY');
 			assert.doesNotMatch(frame, /▶ cn-/, 'only Malaysian personas listed');
 			await tui.press(KEYS.tab, KEYS.tab, KEYS.tab, KEYS.tab);
@@ -52,9 +50,8 @@ describe('TUI flows from the home screen', () => {
 			assert.match(frame, /slots:/, 'the preview shows the slots');
 			assert.match(frame, /sketch:/);
 			await tui.settle();
-			await tui.press(KEYS.enter); // domain (culinary is first) -> subdomains
-			await tui.press(KEYS.down); // culinary.dietary-rules
-			await tui.press(KEYS.enter);
+			await tui.press(KEYS.enter); // domain: Culinary (first) -> subdomains
+			await tui.press(KEYS.enter); // subdomain: Dietary rules (first) -> templates
 			await tui.press(KEYS.down); // .02
 			frame = await tui.waitFor((f) => f.includes('culinary.dietary-rules.02 ·'), 'template 02 previewed');
 			assert.match(frame, /\{\{[A-Z_]+\}\}/);
@@ -67,7 +64,7 @@ describe('TUI flows from the home screen', () => {
 			await tui.press(KEYS.down, KEYS.right);
 			frame = await tui.waitFor((f) => /tier\s+standard/.test(f), 'tier standard');
 			// Type a model name for the judge: mock stays offline but proves the override path.
-			for (let i = 0; i < 4; i++) await tui.press(KEYS.up);
+			await tui.press(KEYS.up, KEYS.up); // tier -> (wraps) start -> judge
 			frame = await tui.waitFor((f) => /▶ judge model/.test(f), 'the judge row');
 			await tui.press(KEYS.enter);
 			await tui.settle();

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import {after, before, describe, it} from 'node:test';
 import {App} from '../src/tui/App.js';
+import {ErrorBoundary} from '../src/tui/components/ErrorBoundary.js';
 import type {Screen} from '../src/tui/appState.js';
 import {KEYS, renderTui, tuiFixture, type TuiFixture, type TuiHandle} from './helpers/tuiRender.js';
 
@@ -79,7 +80,7 @@ describe('episode screen, live on the offline mock', () => {
 		}
 	});
 
-	it('streams the assistant reply and runs to the end with auto-run (a)', async () => {
+	it('runs to the end with auto-run (a), which turns itself off at the end', async () => {
 		const {engine, tui} = await liveApp();
 		try {
 			await tui.waitFor((f) => f.includes('next: retrieve evidence'), 'the first frame');
@@ -142,11 +143,11 @@ describe('episode screen, live on the offline mock', () => {
 			await tui.waitFor((f) => f.includes('Your reply as the assistant (t=1)'), 'the box again for t=1');
 			await tui.settle();
 			await tui.press(KEYS.escape);
-			await tui.waitFor((f) => f.includes('(e: edit)'), 'Esc leaves the box');
+			await tui.waitFor((f) => f.includes('press e to type in it'), 'Esc leaves the box');
 			await tui.press('2');
 			await tui.waitFor((f) => /▶ Shard \d\/\d/.test(f), 'keys reach the panes again');
 			await tui.press('e');
-			await tui.waitFor((f) => !f.includes('(e: edit)'), 'e enters the box');
+			await tui.waitFor((f) => !f.includes('press e to type in it'), 'e enters the box');
 			await tui.settle();
 			await tui.press('Fine.', KEYS.ctrlS);
 			await tui.waitFor(() => engine.session.turns.filter((turn) => turn.role === 'assistant').length === 2, 'Ctrl-S sends');
@@ -182,6 +183,31 @@ describe('episode screen, live on the offline mock', () => {
 			await tui.press('?');
 			await tui.waitFor((f) => !f.includes('Keys · Esc'), 'help closes');
 		} finally {
+			tui.unmount();
+		}
+	});
+
+	it('shows a rendering bug as a message with a way out, never as a crashed terminal', async () => {
+		function Boom(): never {
+			throw new Error('kaboom while drawing a pane');
+		}
+		let quit = false;
+		const original = console.error;
+		console.error = () => {};
+		const tui = renderTui(
+			<ErrorBoundary onQuit={() => (quit = true)}>
+				<Boom />
+			</ErrorBoundary>,
+		);
+		try {
+			const frame = await tui.waitFor((f) => f.includes('kaboom'), 'the crash notice');
+			assert.match(frame, /The screen hit a bug and stopped drawing\. The session on disk is intact\./);
+			assert.match(frame, /q quit/);
+			await tui.settle();
+			await tui.press('q');
+			assert.equal(quit, true);
+		} finally {
+			console.error = original;
 			tui.unmount();
 		}
 	});

@@ -1,3 +1,5 @@
+import path from 'node:path';
+import {seedFromFlags} from '../app/episodes.js';
 import {CulturalEntry, Evidence, type EvidenceHit, TabooEntry} from '../domain/kb.js';
 import {registerSchema} from '../domain/registry.js';
 import {DOMAIN_IDS, type DomainId, REGION_CODES, type RegionCode, Tag} from '../domain/universe.js';
@@ -27,7 +29,7 @@ export const kbCommand: Command = {
 		'kb build [--kind K] [--region R] [--force] [--embedder E] [--json]',
 		'kb search "query" [--region R] [--kind cultural|taboo] [--category C] [--domain D] [--tag T] [--persona ID] [--k N] [--mode dense|hybrid] [--json]',
 		'kb stats [--json]',
-		'kb evidence <seed-id> [--k N] [--json]',
+		'kb evidence <seed-id> [--tier T] [--k N] [--json]',
 	].join('\n    $ cultureconverse '),
 	flags: {
 		kind: {type: 'string', description: 'cultural or taboo'},
@@ -42,6 +44,7 @@ export const kbCommand: Command = {
 		mode: {type: 'string', description: 'search: dense or hybrid (dense + BM25, rank-fused)'},
 		embedder: {type: 'string', description: 'hash, hf:<model-id> or local:<folder> (default: env CULTURECONVERSE_EMBEDDER, else hf:Xenova/multilingual-e5-small)'},
 		force: {type: 'boolean', description: 'build: rebuild indexes that are up to date'},
+		tier: {type: 'string', description: 'evidence: override the seed\'s tier (standard, contextual, normative), as `run --tier` does'},
 		dryRun: {type: 'boolean', description: 'import: report what would be imported, write nothing'},
 		json: {type: 'boolean', description: 'Print JSON'},
 	},
@@ -222,7 +225,7 @@ async function runEvidence(context: CommandContext): Promise<number> {
 	const {args, flags, io, universe} = context;
 	const id = args[1];
 	if (!id) throw new UserError('Usage: cultureconverse kb evidence <persona-id>:<template-id> [--json] (list seeds with `cultureconverse seeds`)');
-	const seed = new SeedSpace(universe()).get(id);
+	const seed = seedFromFlags({universe: universe()}, {...flags, seed: id});
 	const kb = await openKb(context);
 	const k = flags['k'] === undefined ? undefined : {cultural: positiveInt(flags['k'], 6, '--k')};
 	const evidence = await retrieveEvidence({universe: universe(), seed, kb, k});

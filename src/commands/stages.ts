@@ -40,13 +40,15 @@ async function buildBlueprint(runtime: Runtime, seed: Seed): Promise<{evidence: 
 	return {evidence, blueprint};
 }
 
-function seedArg({args, flags}: Pick<CommandContext, 'args' | 'flags'>): Flags {
+/** The seed argument, the runtime, and the mock notice every stage command starts with. */
+function prepare(context: CommandContext): {flags: Flags; runtime: Runtime; seed: Seed} {
+	const {args, io} = context;
 	if (!args[0]) throw new UserError('Give a seed id: <persona-id>:<template-id> (list some with `cultureconverse seeds`).');
-	return {...flags, seed: args[0]};
-}
-
-function mockNotice(runtime: Runtime, json: boolean, io: CommandContext['io']): void {
-	if (!json && runtime.settings.offline) io.stderr.write(chalk.yellow('Offline mock provider: no model endpoint is configured; this output is deterministic filler built from the seed and KB evidence.\n'));
+	const flags: Flags = {...context.flags, seed: args[0]};
+	const runtime = createRuntime({flags, io, universe: context.universe()});
+	const seed = seedFromFlags(runtime, flags);
+	if (!flags['json'] && runtime.settings.offline) io.stderr.write(chalk.yellow('Offline mock provider: no model endpoint is configured; this output is deterministic filler built from the seed and KB evidence.\n'));
+	return {flags, runtime, seed};
 }
 
 async function guarded(run: () => Promise<number>, io: CommandContext['io']): Promise<number> {
@@ -69,10 +71,7 @@ export const blueprintCommand: Command = {
 	flags: stageFlags,
 	async run(context) {
 		const {io} = context;
-		const flags = seedArg(context);
-		const runtime = createRuntime({flags, io, universe: context.universe()});
-		const seed = seedFromFlags(runtime, flags);
-		mockNotice(runtime, Boolean(flags['json']), io);
+		const {flags, runtime, seed} = prepare(context);
 		return guarded(async () => {
 			const {evidence, blueprint} = await buildBlueprint(runtime, seed);
 			if (flags['json']) writeJson(io, {seed, evidence, blueprint});
@@ -89,10 +88,7 @@ export const shardsCommand: Command = {
 	flags: stageFlags,
 	async run(context) {
 		const {io} = context;
-		const flags = seedArg(context);
-		const runtime = createRuntime({flags, io, universe: context.universe()});
-		const seed = seedFromFlags(runtime, flags);
-		mockNotice(runtime, Boolean(flags['json']), io);
+		const {flags, runtime, seed} = prepare(context);
 		return guarded(async () => {
 			const {evidence, blueprint} = await buildBlueprint(runtime, seed);
 			const persona = runtime.universe.personaById.get(seed.personaId)!;

@@ -113,11 +113,16 @@ export function queryContext(universe: Universe, persona: Persona, template: Res
  * @example "Dietary rules in shared settings for a Tamil Hindu woman aged 55+ in Malaysia: Catered team event ..."
  */
 export function culturalQueryText(context: QueryContext): string {
-	return `${context.subdomainName} for a ${context.person} in ${context.regionName}: ${context.title}. Local details needed: ${context.details}.`;
+	return `${context.subdomainName} for ${article(context.person)} ${context.person} in ${context.regionName}: ${context.title}. Local details needed: ${context.details}.`;
 }
 
 export function tabooQueryText(context: QueryContext): string {
-	return `What a ${context.identity} person in ${context.regionName} must avoid in ${context.domainName.toLowerCase()}, ${context.subdomainName.toLowerCase()}: ${context.title}. ${context.details}.`;
+	return `What ${article(context.identity)} ${context.identity} person in ${context.regionName} must avoid in ${context.domainName.toLowerCase()}, ${context.subdomainName.toLowerCase()}: ${context.title}. ${context.details}.`;
+}
+
+/** "an" before a vowel sound in the labels we have ("an Indian Muslim", "an Ainu"), "a" otherwise. */
+function article(word: string): 'a' | 'an' {
+	return /^[AEIOU]/i.test(word) && !/^(?:Uy|Eu|One)/i.test(word) ? 'an' : 'a';
 }
 
 function renumber(hits: EvidenceHit[]): EvidenceHit[] {

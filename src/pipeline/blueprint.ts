@@ -1,15 +1,15 @@
-import {type Blueprint, BlueprintAudit, BlueprintDraft, type LanguageDirectives, type ValidationAttempt} from '../domain/blueprint.js';
+import {type Blueprint, BlueprintAudit, BlueprintDraft, type LanguageDirectives} from '../domain/blueprint.js';
 import type {Evidence} from '../domain/kb.js';
 import type {Seed} from '../domain/seed.js';
 import type {ResolvedTemplate} from '../domain/template.js';
 import type {Language, Persona, Region} from '../domain/universe.js';
 import {checkLanguage} from '../lang/detect.js';
 import {renderPrompt} from '../llm/prompts.js';
-import {type CallEvent, ModelCallError, type ModelGateway} from '../llm/types.js';
+import type {CallEvent, ModelGateway} from '../llm/types.js';
 import type {SubdomainInfo} from '../universe/load.js';
 import {oracleLeaks} from './leak.js';
 import {evidenceList, oracleText, personaSummary, privateStateText, seedSummary, templateForPrompt} from './render.js';
-import {StageError} from './stageError.js';
+import {auditVerdict, feedbackText, refine} from './refine.js';
 import {type Style} from '../domain/styles.js';
 import {openerDirective} from './styles.js';
 
@@ -97,112 +97,65 @@ export function languageDirectives(context: Pick<BlueprintContext, 'language' | 
  * failures are regenerated with the accumulated feedback. The full trace lands in meta.attempts.
  */
 export async function generateBlueprint(context: BlueprintContext, options: StageOptions): Promise<Blueprint> {
-	const maxAttempts = options.maxAttempts ?? 3;
-	const attempts: ValidationAttempt[] = [];
-	const feedback: string[] = [];
-	for (let attempt = 1; attempt <= maxAttempts; attempt++) {
-		const callIds: string[] = [];
-		let draft: BlueprintDraft;
-		try {
-			const prompt = renderPrompt('blueprint', {
-				seed: seedSummary(context.seed),
-				persona: personaSummary(context.persona),
-				native_language: `${context.language.name} (${context.language.native})`,
-				tier: context.seed.tier,
-				tier_instructions: tierInstructions(context),
-				subdomain: `${context.subdomain.id}: ${context.subdomain.description}`,
-				template: templateForPrompt(context.template),
-				cultural_evidence: evidenceList(context.evidence.cultural),
-				taboo_evidence: evidenceList(context.evidence.taboo),
-				opener_styles: openerDirective(context.openers),
-				feedback: feedback.length > 0 ? feedback.map((problem) => `- ${problem}`).join('\n') : '(none: this is the first attempt)',
-			});
-			const mock: BlueprintMockInput = {context, attempt, feedback};
+	const call = {step: options.step, signal: options.signal, onEvent: options.onEvent};
+	const {value: draft, attempts} = await refine<BlueprintDraft>({
+		stage: 'blueprint',
+		maxAttempts: options.maxAttempts ?? 3,
+		generate: async (feedback, attempt) => {
 			const response = await options.gateway.call({
+				...call,
 				role: 'generator',
 				stage: 'blueprint',
-				prompt,
+				prompt: renderPrompt('blueprint', {
+					seed: seedSummary(context.seed),
+					persona: personaSummary(context.persona),
+					native_language: `${context.language.name} (${context.language.native})`,
+					tier: context.seed.tier,
+					tier_instructions: tierInstructions(context),
+					subdomain: `${context.subdomain.id}: ${context.subdomain.description}`,
+					template: templateForPrompt(context.template),
+					cultural_evidence: evidenceList(context.evidence.cultural),
+					taboo_evidence: evidenceList(context.evidence.taboo),
+					opener_styles: openerDirective(context.openers),
+					feedback: feedbackText(feedback),
+				}),
 				schema: {name: 'blueprint', schema: BlueprintDraft},
 				validate: (value) => blueprintProblems(value, context),
-				mock,
-				step: options.step,
-				signal: options.signal,
-				onEvent: options.onEvent,
+				mock: {context, attempt, feedback} satisfies BlueprintMockInput,
 			});
-			callIds.push(response.call.id);
-			draft = response.value;
-		} catch (error) {
-			if (error instanceof ModelCallError && error.kind === 'invalid_output') {
-				callIds.push(error.call.id);
-				attempts.push({attempt, ok: false, problems: [error.message], callIds});
-				feedback.push(error.message);
-				continue;
-			}
-			if (error instanceof ModelCallError) throw new StageError(`blueprint generation failed: ${error.message}`, 'blueprint', attempts, error.kind);
-			throw error;
-		}
-
-		let verdict: AuditVerdict;
-		try {
-			const audit = await options.gateway.call({
+			return {value: response.value, callId: response.call.id};
+		},
+		audit: async (value) => {
+			const response = await options.gateway.call({
+				...call,
 				role: 'validator',
 				stage: 'blueprint-audit',
 				prompt: renderPrompt('blueprint-audit', {
 					tier: context.seed.tier,
-					public_message: draft.public.initialMessage,
-					private_state: privateStateText(draft.private),
-					oracle: oracleText(draft.oracle),
+					public_message: value.public.initialMessage,
+					private_state: privateStateText(value.private),
+					oracle: oracleText(value.oracle),
 				}),
 				schema: {name: 'blueprint_audit', schema: BlueprintAudit},
-				mock: {context, draft} satisfies BlueprintAuditMockInput,
-				step: options.step,
-				signal: options.signal,
-				onEvent: options.onEvent,
+				mock: {context, draft: value} satisfies BlueprintAuditMockInput,
 			});
-			callIds.push(audit.call.id);
-			verdict = auditVerdict(audit.value);
-		} catch (error) {
-			if (error instanceof ModelCallError) throw new StageError(`blueprint audit failed: ${error.message}`, 'blueprint', attempts, error.kind);
-			throw error;
-		}
-		attempts.push({attempt, ok: verdict.ok, problems: [...verdict.problems], callIds});
-		if (verdict.ok) {
-			const settings = options.gateway.settings('generator');
-			return {
-				public: draft.public,
-				private: draft.private,
-				oracle: draft.oracle,
-				language: languageDirectives(context, draft.nativeInitialMessage),
-				meta: {
-					evidenceIds: [...context.evidence.cultural, ...context.evidence.taboo].map((hit) => hit.id),
-					openerStyles: context.openers.map((style) => style.id),
-					attempts,
-					shardAttempts: [],
-					model: settings.model,
-					mock: settings.provider === 'mock',
-					createdAt: (options.now?.() ?? new Date()).toISOString(),
-				},
-			};
-		}
-		feedback.push(...verdict.problems);
-	}
-	throw new StageError(`blueprint failed validation ${maxAttempts} times: ${attempts.at(-1)?.problems.join('; ') ?? 'no attempt'}`, 'blueprint', attempts, 'invalid');
-}
-
-export type AuditVerdict = {readonly ok: boolean; readonly problems: readonly string[]};
-
-/**
- * Pass when the three checks pass; stray notes are kept in the trace but do not force a regeneration.
- * A failed check always comes with at least one problem the generator can act on.
- */
-export function auditVerdict(audit: {leaksOracle?: boolean; answerable: boolean; tierChallengePresent: boolean; problems: readonly string[]; plausible?: boolean; progressiveDisclosure?: boolean}): AuditVerdict {
-	const problems = [...audit.problems];
-	const failed: string[] = [];
-	if (audit.leaksOracle) failed.push('the opening message leaks oracle content');
-	if (!audit.answerable) failed.push('the scenario is not answerable as written');
-	if (!audit.tierChallengePresent) failed.push("the tier's challenge is missing");
-	if (audit.plausible === false) failed.push('the plan is not plausible for this person');
-	if (audit.progressiveDisclosure === false) failed.push('the hidden constraints are front-loaded instead of disclosed gradually');
-	if (failed.length === 0) return {ok: true, problems};
-	return {ok: false, problems: problems.length > 0 ? problems : failed};
+			return {verdict: auditVerdict(response.value), callId: response.call.id};
+		},
+	});
+	const settings = options.gateway.settings('generator');
+	return {
+		public: draft.public,
+		private: draft.private,
+		oracle: draft.oracle,
+		language: languageDirectives(context, draft.nativeInitialMessage),
+		meta: {
+			evidenceIds: [...context.evidence.cultural, ...context.evidence.taboo].map((hit) => hit.id),
+			openerStyles: context.openers.map((style) => style.id),
+			attempts,
+			shardAttempts: [],
+			model: settings.model,
+			mock: settings.provider === 'mock',
+			createdAt: (options.now?.() ?? new Date()).toISOString(),
+		},
+	};
 }

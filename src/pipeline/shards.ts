@@ -3,10 +3,9 @@ import {type Shard, ShardAudit, ShardPlan} from '../domain/shards.js';
 import type {Tier} from '../domain/seed.js';
 import type {Language, Persona} from '../domain/universe.js';
 import {renderPrompt} from '../llm/prompts.js';
-import {ModelCallError} from '../llm/types.js';
-import {auditVerdict, type AuditVerdict, type StageOptions} from './blueprint.js';
+import type {StageOptions} from './blueprint.js';
+import {auditVerdict, feedbackText, refine} from './refine.js';
 import {oracleText, planText, privateStateText} from './render.js';
-import {StageError} from './stageError.js';
 
 export const MIN_SHARDS = 3;
 export const MAX_SHARDS = 5;
@@ -39,19 +38,14 @@ export function shardProblems(plan: ShardPlan, context: ShardsContext): string[]
  * answerability, the tier's challenge and progressive disclosure; regenerated with feedback.
  */
 export async function generateShards(context: ShardsContext, options: StageOptions): Promise<{shards: Shard[]; attempts: ValidationAttempt[]}> {
-	const maxAttempts = options.maxAttempts ?? 3;
-	const attempts: ValidationAttempt[] = [];
-	const feedback: string[] = [];
-	const base = {
-		tier: context.tier,
-		public_message: context.blueprint.public.initialMessage,
-		oracle: oracleText(context.blueprint.oracle),
-	};
-	for (let attempt = 1; attempt <= maxAttempts; attempt++) {
-		const callIds: string[] = [];
-		let plan: ShardPlan;
-		try {
+	const call = {step: options.step, signal: options.signal, onEvent: options.onEvent};
+	const base = {tier: context.tier, public_message: context.blueprint.public.initialMessage, oracle: oracleText(context.blueprint.oracle)};
+	const {value, attempts} = await refine<ShardPlan>({
+		stage: 'shards',
+		maxAttempts: options.maxAttempts ?? 3,
+		generate: async (feedback, attempt) => {
 			const response = await options.gateway.call({
+				...call,
 				role: 'generator',
 				stage: 'shards',
 				prompt: renderPrompt('shards', {
@@ -60,48 +54,25 @@ export async function generateShards(context: ShardsContext, options: StageOptio
 					private_state: privateStateText(context.blueprint.private),
 					min_shards: String(MIN_SHARDS),
 					max_shards: String(MAX_SHARDS),
-					feedback: feedback.length > 0 ? feedback.map((problem) => `- ${problem}`).join('\n') : '(none: this is the first attempt)',
+					feedback: feedbackText(feedback),
 				}),
 				schema: {name: 'shards', schema: ShardPlan},
-				validate: (value) => shardProblems(value, context),
+				validate: (plan) => shardProblems(plan, context),
 				mock: {context, attempt, feedback} satisfies ShardsMockInput,
-				step: options.step,
-				signal: options.signal,
-				onEvent: options.onEvent,
 			});
-			callIds.push(response.call.id);
-			plan = response.value;
-		} catch (error) {
-			if (error instanceof ModelCallError && error.kind === 'invalid_output') {
-				callIds.push(error.call.id);
-				attempts.push({attempt, ok: false, problems: [error.message], callIds});
-				feedback.push(error.message);
-				continue;
-			}
-			if (error instanceof ModelCallError) throw new StageError(`shard generation failed: ${error.message}`, 'shards', attempts, error.kind);
-			throw error;
-		}
-		let verdict: AuditVerdict;
-		try {
-			const audit = await options.gateway.call({
+			return {value: response.value, callId: response.call.id};
+		},
+		audit: async (plan) => {
+			const response = await options.gateway.call({
+				...call,
 				role: 'validator',
 				stage: 'shards-audit',
 				prompt: renderPrompt('shards-audit', {...base, plan: planText(plan.shards)}),
 				schema: {name: 'shards_audit', schema: ShardAudit},
 				mock: {context, plan} satisfies ShardsAuditMockInput,
-				step: options.step,
-				signal: options.signal,
-				onEvent: options.onEvent,
 			});
-			callIds.push(audit.call.id);
-			verdict = auditVerdict(audit.value);
-		} catch (error) {
-			if (error instanceof ModelCallError) throw new StageError(`shard audit failed: ${error.message}`, 'shards', attempts, error.kind);
-			throw error;
-		}
-		attempts.push({attempt, ok: verdict.ok, problems: [...verdict.problems], callIds});
-		if (verdict.ok) return {shards: plan.shards, attempts};
-		feedback.push(...verdict.problems);
-	}
-	throw new StageError(`shards failed validation ${maxAttempts} times: ${attempts.at(-1)?.problems.join('; ') ?? 'no attempt'}`, 'shards', attempts, 'invalid');
+			return {verdict: auditVerdict(response.value), callId: response.call.id};
+		},
+	});
+	return {shards: value.shards, attempts};
 }

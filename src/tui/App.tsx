@@ -1,4 +1,4 @@
-import {Box, useApp, useInput} from 'ink';
+import {Box, useApp} from 'ink';
 import {useCallback, useReducer} from 'react';
 import type {Session} from '../domain/session.js';
 import {errorMessage} from '../util/errors.js';
@@ -14,6 +14,7 @@ import {ReplayEpisode} from './screens/ReplayEpisode.js';
 import {SessionsScreen} from './screens/SessionsScreen.js';
 import {TemplatePicker} from './screens/TemplatePicker.js';
 import type {TuiServices} from './services.js';
+import {useKeys} from './hooks/useKeys.js';
 
 type Props = {readonly services: TuiServices; readonly initial: Screen};
 
@@ -35,7 +36,7 @@ export function App({services, initial}: Props) {
 	const resume = (session: Session, back: Screen | null) => attempt(`resuming ${session.id}…`, async () => ({kind: 'live', engine: await services.resumeEpisode(session), back}));
 
 	// Ctrl-C leaves from anywhere (raw mode turns it into a key press, not a signal).
-	useInput((input, key) => {
+	useKeys((input, key) => {
 		if (key.ctrl && input === 'c') quit();
 	});
 

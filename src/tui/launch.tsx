@@ -1,10 +1,8 @@
 import path from 'node:path';
-import {render} from 'ink';
 import type {IO, TuiRequest} from '../commands/types.js';
 import {loadUniverse} from '../universe/load.js';
 import {ExitCode, UserError} from '../util/errors.js';
 import {workspaceDir} from '../util/paths.js';
-import {App} from './App.js';
 import type {Screen} from './appState.js';
 import {createServices} from './services.js';
 
@@ -40,10 +38,14 @@ export async function launchTui(io: IO, request: TuiRequest): Promise<number> {
 		}
 		throw error;
 	}
+	// React's development build costs about a tenth of every frame; a CLI run is production unless told
+	// otherwise. Ink, React and the App are loaded only now, after this is decided (no JSX in this file).
+	process.env['NODE_ENV'] ??= 'production';
+	const [{render}, {createElement}, {App}] = await Promise.all([import('ink'), import('react'), import('./App.js')]);
 	stdout.write(ENTER_ALT_SCREEN);
 	let interrupted = false;
 	try {
-		const app = render(<App services={services} initial={initial} />, {stdout, stdin, stderr: io.stderr as NodeJS.WriteStream, exitOnCtrlC: false, patchConsole: true});
+		const app = render(createElement(App, {services, initial}), {stdout, stdin, stderr: io.stderr as NodeJS.WriteStream, exitOnCtrlC: false, patchConsole: true});
 		const onAbort = () => {
 			interrupted = true;
 			app.unmount();

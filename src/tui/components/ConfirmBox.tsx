@@ -1,10 +1,11 @@
-import {Box, Text, useInput} from 'ink';
+import {Box, Text} from 'ink';
+import {useKeys} from '../hooks/useKeys.js';
 
 type Props = {readonly question: string; readonly active: boolean; readonly onAnswer: (yes: boolean) => void};
 
 /** A yes/no question; y or Enter confirms, anything else declines. */
 export function ConfirmBox({question, active, onAnswer}: Props) {
-	useInput(
+	useKeys(
 		(input, key) => {
 			onAnswer(input === 'y' || input === 'Y' || key.return);
 		},

@@ -1,11 +1,11 @@
-import {Box, type Key, Text, useInput} from 'ink';
+import {Box, type Key, Text} from 'ink';
 import {useMemo, useReducer} from 'react';
 import type {Session} from '../../domain/session.js';
 import type {Notice} from '../episode/liveState.js';
-import {initialUi, uiReducer} from '../episode/uiState.js';
+import {type Extents, initialUi, uiReducer} from '../episode/uiState.js';
 import {useTerminalSize} from '../hooks/useTerminalSize.js';
 import {effectiveOffset} from '../text/scroll.js';
-import {INPUT_BOX_ROWS, INPUT_LINES, episodeLayout, PANES, type PaneId} from '../view/layout.js';
+import {INPUT_BOX_ROWS, INPUT_LINES, episodeLayout, isNarrow, PANES, type PaneId} from '../view/layout.js';
 import {BlockCache, layoutBlocks, type PaneLayout} from '../view/lines.js';
 import {oracleBlocks} from '../view/oraclePane.js';
 import {privateBlocks} from '../view/privatePane.js';
@@ -18,6 +18,7 @@ import {Inspector} from './Inspector.js';
 import {MockBanner} from './MockBanner.js';
 import {PaneRow} from './PaneRow.js';
 import {StatusBar} from './StatusBar.js';
+import {useKeys} from '../hooks/useKeys.js';
 
 export type FrameProps = {
 	/** The session as the panes should show it (live: the engine's; replay: as it was at the cursor). */
@@ -43,7 +44,7 @@ export function EpisodeFrame(props: FrameProps) {
 	const [ui, dispatch] = useReducer(uiReducer, undefined, initialUi);
 	const caches = useMemo(() => ({public: new BlockCache(), private: new BlockCache(), oracle: new BlockCache()}), []);
 	const inputFocused = human !== null && ui.inputLeftAt !== human.t && ui.overlay === 'none';
-	const chromeRows = 1 + (session.config.mock ? 1 : 0) + 2 + 1 + (columns < 120 ? 1 : 0) + (human ? INPUT_BOX_ROWS : 0) + (ui.overlay === 'quit' ? 3 : 0);
+	const chromeRows = 1 + (session.config.mock ? 1 : 0) + 2 + 1 + (isNarrow(columns) ? 1 : 0) + (human ? INPUT_BOX_ROWS : 0) + (ui.overlay === 'quit' ? 3 : 0);
 	const geometry = episodeLayout({columns, rows, chromeRows});
 
 	const awaiting = human !== null;
@@ -55,9 +56,9 @@ export function EpisodeFrame(props: FrameProps) {
 	const oracleLayout = useMemo(() => layoutBlocks(oracleList, geometry.contentWidths.oracle), [oracleList, geometry.contentWidths.oracle]);
 	const layouts: Record<PaneId, PaneLayout> = {public: publicLayout, private: privateLayout, oracle: oracleLayout};
 	const offsets = Object.fromEntries(PANES.map((pane) => [pane, effectiveOffset(ui.scroll[pane], layouts[pane].total, geometry.bodyHeight)])) as Record<PaneId, number>;
-	const extent = {total: layouts[ui.focus].total, height: geometry.bodyHeight};
+	const extents = Object.fromEntries(PANES.map((pane) => [pane, {total: layouts[pane].total, height: geometry.bodyHeight}])) as Extents;
 
-	useInput(
+	useKeys(
 		(input, key) => {
 			if (props.onKey(input, key)) return;
 			if (input === '?') dispatch({type: 'overlay', overlay: 'help'});
@@ -67,12 +68,12 @@ export function EpisodeFrame(props: FrameProps) {
 			else if ((input === 'e' || input === 'n' || input === ' ') && human) dispatch({type: 'enter-input'});
 			else if (key.tab) dispatch({type: 'focus-step', delta: key.shift ? -1 : 1});
 			else if (input === '1' || input === '2' || input === '3') dispatch({type: 'focus', pane: PANES[Number(input) - 1]!});
-			else if (key.upArrow || input === 'k') dispatch({type: 'scroll', lines: -1, extent});
-			else if (key.downArrow || input === 'j') dispatch({type: 'scroll', lines: 1, extent});
-			else if (key.pageUp) dispatch({type: 'page', pages: -1, extent});
-			else if (key.pageDown) dispatch({type: 'page', pages: 1, extent});
+			else if (key.upArrow || input === 'k') dispatch({type: 'scroll', lines: -1, extents});
+			else if (key.downArrow || input === 'j') dispatch({type: 'scroll', lines: 1, extents});
+			else if (key.pageUp) dispatch({type: 'page', pages: -1, extents});
+			else if (key.pageDown) dispatch({type: 'page', pages: 1, extents});
 			else if (input === 'g' || key.home) dispatch({type: 'top'});
-			else if (input === 'G' || key.end) dispatch({type: 'bottom', extent});
+			else if (input === 'G' || key.end) dispatch({type: 'bottom', extents});
 		},
 		{isActive: ui.overlay === 'none' && !inputFocused},
 	);

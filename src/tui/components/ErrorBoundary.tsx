@@ -1,5 +1,6 @@
-import {Box, Text, useInput} from 'ink';
+import {Box, Text} from 'ink';
 import {Component, type ReactNode} from 'react';
+import {useKeys} from '../hooks/useKeys.js';
 
 type Props = {readonly children: ReactNode; readonly onQuit: () => void; readonly onBack?: () => void};
 type State = {readonly error: Error | null};
@@ -32,7 +33,7 @@ export class ErrorBoundary extends Component<Props, State> {
 }
 
 function CrashNotice({error, onQuit, onBack}: {readonly error: Error; readonly onQuit: () => void; readonly onBack?: () => void}) {
-	useInput((input) => {
+	useKeys((input) => {
 		if (input === 'q') onQuit();
 		if (input === 'b' && onBack) onBack();
 	});

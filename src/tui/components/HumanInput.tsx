@@ -1,4 +1,5 @@
-import {Box, Text, useInput} from 'ink';
+import {Box, type Key, Text, useInput} from 'ink';
+import {draftPresses} from '../hooks/useKeys.js';
 import {useRef, useState} from 'react';
 import {applyDraftKey} from '../text/draft.js';
 import {wrapText} from '../text/wrap.js';
@@ -19,34 +20,37 @@ export function HumanInput({t, width, maxLines, focused, onSend, onBlur}: Props)
 	const draftRef = useRef('');
 	const [draft, setDraft] = useState('');
 	const [hint, setHint] = useState<string | null>(null);
+	const onKey = (input: string, key: Key) => {
+		const result = applyDraftKey(draftRef.current, input, key);
+		switch (result.kind) {
+			case 'send':
+				draftRef.current = '';
+				setDraft('');
+				setHint(null);
+				onSend(result.text);
+				return;
+			case 'blur':
+				onBlur();
+				return;
+			case 'empty':
+				setHint('Nothing to send yet: type the reply first.');
+				return;
+			case 'edit':
+				if (result.draft !== draftRef.current) {
+					draftRef.current = result.draft;
+					setDraft(result.draft);
+					setHint(null);
+				}
+				return;
+			default: {
+				const never: never = result;
+				return never;
+			}
+		}
+	};
 	useInput(
 		(input, key) => {
-			const result = applyDraftKey(draftRef.current, input, key);
-			switch (result.kind) {
-				case 'send':
-					draftRef.current = '';
-					setDraft('');
-					setHint(null);
-					onSend(result.text);
-					return;
-				case 'blur':
-					onBlur();
-					return;
-				case 'empty':
-					setHint('Nothing to send yet: type the reply first.');
-					return;
-				case 'edit':
-					if (result.draft !== draftRef.current) {
-						draftRef.current = result.draft;
-						setDraft(result.draft);
-						setHint(null);
-					}
-					return;
-				default: {
-					const never: never = result;
-					return never;
-				}
-			}
+			for (const [one, oneKey] of draftPresses(input, key)) onKey(one, oneKey);
 		},
 		{isActive: focused},
 	);
@@ -56,7 +60,7 @@ export function HumanInput({t, width, maxLines, focused, onSend, onBlur}: Props)
 	return (
 		<Box flexDirection="column" borderStyle="round" borderColor={focused ? 'yellow' : 'gray'} width={width} height={maxLines + 3} paddingX={1}>
 			<Text wrap="truncate-end" color={focused ? 'yellow' : undefined} dimColor={!focused}>
-				{hint ?? `Your reply as the assistant (t=${t}) · Enter: new line · Enter on an empty line or Ctrl-S: send · Esc: leave the box${focused ? '' : ' (e: edit)'}`}
+				{hint ?? (focused ? `Your reply as the assistant (t=${t}) · Enter: new line · Enter on an empty line or Ctrl-S: send · Esc: leave the box` : `Reply box (t=${t}) · press e to type in it`)}
 			</Text>
 			{shown.map((text, index) => (
 				<Text key={index} wrap="truncate-end">

@@ -1,13 +1,14 @@
-import {Box, Text, useInput} from 'ink';
+import {Box, Text} from 'ink';
 import {useMemo, useState} from 'react';
 import type {Session} from '../../domain/session.js';
 import type {Notice} from '../episode/liveState.js';
-import {clamp, effectiveOffset, followSelection, pageSize, scrollBy, type ScrollState, scrollToEnd, TOP} from '../text/scroll.js';
+import {clamp, effectiveOffset, pageSize, pageStart, scrollBy, type ScrollState, scrollToEnd, TOP} from '../text/scroll.js';
 import {truncate} from '../text/width.js';
 import {callDetailBlocks, callRow, noticeBlocks} from '../view/inspector.js';
 import {PANE_CHROME_ROWS} from '../view/layout.js';
 import {BlockCache, layoutBlocks} from '../view/lines.js';
 import {Pane} from './Pane.js';
+import {useKeys} from '../hooks/useKeys.js';
 
 type Props = {
 	readonly session: Session;
@@ -27,7 +28,6 @@ export function Inspector({session, notices, width, height, active, onClose}: Pr
 	const calls = session.calls;
 	const count = calls.length + 1;
 	const [selected, setSelected] = useState(() => Math.max(0, calls.length - 1));
-	const [listOffset, setListOffset] = useState(0);
 	const [detail, setDetail] = useState<ScrollState>(TOP);
 	const cache = useMemo(() => new BlockCache(), []);
 	const current = clamp(selected, 0, count - 1);
@@ -37,27 +37,27 @@ export function Inspector({session, notices, width, height, active, onClose}: Pr
 	const call = calls[current];
 	const layout = layoutBlocks(call ? callDetailBlocks(call, cache) : noticeBlocks(notices, session, cache), Math.max(1, width - 4));
 	const offset = effectiveOffset(detail, layout.total, bodyHeight);
-	const firstRow = followSelection(current, listOffset, listRows, count);
+	const firstRow = pageStart(current, listRows, count);
 
-	const select = (index: number) => {
-		const next = clamp(index, 0, count - 1);
-		setSelected(next);
-		setListOffset(followSelection(next, listOffset, listRows, count));
+	// Functional updates: several keys can arrive before the next render.
+	const select = (to: (index: number) => number) => {
+		setSelected((index) => clamp(to(clamp(index, 0, count - 1)), 0, count - 1));
 		setDetail(TOP);
 	};
-	useInput(
+	const scroll = (lines: number) => setDetail((state) => scrollBy(state, lines, layout.total, bodyHeight));
+	useKeys(
 		(input, key) => {
 			if (key.escape || input === 'i' || input === 'q') onClose();
-			else if (key.upArrow) select(current - 1);
-			else if (key.downArrow) select(current + 1);
-			else if (key.home) select(0);
-			else if (key.end) select(count - 1);
-			else if (key.pageDown || input === ' ') setDetail(scrollBy(detail, pageSize(bodyHeight), layout.total, bodyHeight));
-			else if (key.pageUp) setDetail(scrollBy(detail, -pageSize(bodyHeight), layout.total, bodyHeight));
+			else if (key.upArrow) select((index) => index - 1);
+			else if (key.downArrow) select((index) => index + 1);
+			else if (key.home) select(() => 0);
+			else if (key.end) select(() => count - 1);
+			else if (key.pageDown || input === ' ') scroll(pageSize(bodyHeight));
+			else if (key.pageUp) scroll(-pageSize(bodyHeight));
 			else if (input === 'G') setDetail(scrollToEnd(layout.total, bodyHeight));
 			else if (input === 'g') setDetail(TOP);
-			else if (input === 'j') setDetail(scrollBy(detail, 1, layout.total, bodyHeight));
-			else if (input === 'k') setDetail(scrollBy(detail, -1, layout.total, bodyHeight));
+			else if (input === 'j') scroll(1);
+			else if (input === 'k') scroll(-1);
 		},
 		{isActive: active},
 	);

@@ -34,7 +34,7 @@ export const Pane = memo(function Pane({title, focused, width, height, layout, o
 				</Text>
 				<Text dimColor>{position}</Text>
 			</Box>
-			<Box flexDirection="column" height={bodyHeight} overflow="hidden">
+			<Box flexDirection="column" height={bodyHeight}>
 				{slices.map((slice) => {
 					const block = layout.blocks[slice.block]!;
 					return <BlockView key={block.key} lines={block.lines} from={slice.from} to={slice.to} />;

@@ -8,11 +8,15 @@ export function TabBar({active}: Props) {
 	return (
 		<Box height={1}>
 			{PANES.map((pane, index) => (
-				<Text key={pane} inverse={pane === active} bold={pane === active} color={pane === active ? 'cyan' : undefined}>
-					{` ${index + 1} ${PANE_TITLES[pane]} `}
-				</Text>
+				<Box key={pane} flexShrink={0}>
+					<Text inverse={pane === active} bold={pane === active} color={pane === active ? 'cyan' : undefined}>
+						{` ${index + 1} ${PANE_TITLES[pane]} `}
+					</Text>
+				</Box>
 			))}
-			<Text dimColor> Tab or 1/2/3 switches</Text>
+			<Text dimColor wrap="truncate-end">
+				{' Tab or 1/2/3 switches'}
+			</Text>
 		</Box>
 	);
 }

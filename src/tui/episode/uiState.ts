@@ -3,8 +3,8 @@ import {PANES, type PaneId} from '../view/layout.js';
 
 /*
  * Presentation state of the episode screen (focus, scroll, overlays), apart from episode state.
- * Scroll actions carry the pane's current content length and window height, which only the render
- * knows; the arithmetic itself lives in text/scroll.ts.
+ * Scroll actions carry every pane's content length and window height, which only the render knows
+ * (the reducer picks the pane focused when the action arrives, so Tab then PgDn scrolls the new pane); the arithmetic itself lives in text/scroll.ts.
  */
 
 export type Overlay = 'none' | 'help' | 'inspector' | 'quit';
@@ -18,14 +18,16 @@ export type UiState = {
 };
 
 export type Extent = {readonly total: number; readonly height: number};
+/** Every pane's extent: the reducer scrolls whichever pane has focus when the action arrives. */
+export type Extents = Readonly<Record<PaneId, Extent>>;
 
 export type UiAction =
 	| {readonly type: 'focus'; readonly pane: PaneId}
 	| {readonly type: 'focus-step'; readonly delta: 1 | -1}
-	| {readonly type: 'scroll'; readonly lines: number; readonly extent: Extent}
-	| {readonly type: 'page'; readonly pages: number; readonly extent: Extent}
+	| {readonly type: 'scroll'; readonly lines: number; readonly extents: Extents}
+	| {readonly type: 'page'; readonly pages: number; readonly extents: Extents}
 	| {readonly type: 'top'}
-	| {readonly type: 'bottom'; readonly extent: Extent}
+	| {readonly type: 'bottom'; readonly extents: Extents}
 	| {readonly type: 'overlay'; readonly overlay: Overlay}
 	| {readonly type: 'leave-input'; readonly t: number}
 	| {readonly type: 'enter-input'};
@@ -47,14 +49,20 @@ export function uiReducer(state: UiState, action: UiAction): UiState {
 			const index = (PANES.indexOf(state.focus) + action.delta + PANES.length) % PANES.length;
 			return {...state, focus: PANES[index]!};
 		}
-		case 'scroll':
-			return setScroll(scrollBy(state.scroll[state.focus], action.lines, action.extent.total, action.extent.height, follow));
-		case 'page':
-			return setScroll(scrollBy(state.scroll[state.focus], action.pages * pageSize(action.extent.height), action.extent.total, action.extent.height, follow));
+		case 'scroll': {
+			const extent = action.extents[state.focus];
+			return setScroll(scrollBy(state.scroll[state.focus], action.lines, extent.total, extent.height, follow));
+		}
+		case 'page': {
+			const extent = action.extents[state.focus];
+			return setScroll(scrollBy(state.scroll[state.focus], action.pages * pageSize(extent.height), extent.total, extent.height, follow));
+		}
 		case 'top':
 			return setScroll(TOP);
-		case 'bottom':
-			return setScroll(scrollToEnd(action.extent.total, action.extent.height, follow));
+		case 'bottom': {
+			const extent = action.extents[state.focus];
+			return setScroll(scrollToEnd(extent.total, extent.height, follow));
+		}
 		case 'overlay':
 			return {...state, overlay: action.overlay};
 		case 'leave-input':

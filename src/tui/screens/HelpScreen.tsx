@@ -1,5 +1,6 @@
-import {Box, Text, useInput} from 'ink';
+import {Box, Text} from 'ink';
 import {EPISODE_KEYS} from '../view/keys.js';
+import {useKeys} from '../hooks/useKeys.js';
 
 type Props = {readonly height: number; readonly onBack: () => void};
 
@@ -19,7 +20,7 @@ const ABOUT = [
 
 /** What the TUI does and every key, from the home screen. */
 export function HelpScreen({height, onBack}: Props) {
-	useInput((input, key) => {
+	useKeys((input, key) => {
 		if (key.escape || input === 'q' || input === 'b' || input === '?' || key.return) onBack();
 	});
 	const lines: Array<{text: string; bold?: boolean}> = ABOUT.map((text) => ({text}));

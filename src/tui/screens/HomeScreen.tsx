@@ -1,7 +1,8 @@
-import {Box, Text, useInput} from 'ink';
+import {Box, Text} from 'ink';
 import {useState} from 'react';
 import type {Universe} from '../../universe/load.js';
 import {ListView} from '../components/ListView.js';
+import {useKeys} from '../hooks/useKeys.js';
 
 export type HomeChoice = 'new' | 'sessions' | 'help' | 'quit';
 
@@ -17,7 +18,7 @@ type Props = {readonly universe: Universe; readonly sessionsDir: string; readonl
 /** The first screen of `cultureconverse` on a terminal. */
 export function HomeScreen({universe, sessionsDir, width, onChoose}: Props) {
 	const [selected, setSelected] = useState(0);
-	useInput((input, key) => {
+	useKeys((input, key) => {
 		const direct = ITEMS.find((item) => item.key === input);
 		if (direct) onChoose(direct.choice);
 		else if (key.upArrow || input === 'k') setSelected((index) => (index + ITEMS.length - 1) % ITEMS.length);

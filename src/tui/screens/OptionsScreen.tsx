@@ -1,4 +1,4 @@
-import {Box, type Key, Text, useInput} from 'ink';
+import {Box, type Key, Text} from 'ink';
 import {useMemo} from 'react';
 import {episodeOptionsFromFlags} from '../../app/episodes.js';
 import type {ResolvedTemplate} from '../../domain/template.js';
@@ -8,6 +8,7 @@ import {errorMessage} from '../../util/errors.js';
 import type {TuiServices} from '../services.js';
 import {useSyncReducer} from '../hooks/useSyncReducer.js';
 import {type Choices, choicesToFlags, describeRole, initialOptions, modelOverrideFlags, OPTION_ROWS, type OptionRow, optionsKey, type OptionsState} from '../view/options.js';
+import {useKeys} from '../hooks/useKeys.js';
 
 type Props = {
 	readonly services: TuiServices;
@@ -35,7 +36,7 @@ export function OptionsScreen({services, persona, template, width, starting, err
 	}, [services, choices]);
 	const problem = check(choices);
 	const current = OPTION_ROWS[state.row]!;
-	useInput((input, key) => {
+	useKeys((input, key) => {
 		if (starting) return;
 		const next = apply({input, key});
 		if (next.back) onBack();

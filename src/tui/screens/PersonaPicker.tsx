@@ -1,4 +1,4 @@
-import {Box, Text, useInput} from 'ink';
+import {Box, Text} from 'ink';
 import {useCallback, useMemo} from 'react';
 import type {Persona} from '../../domain/universe.js';
 import type {Universe} from '../../universe/load.js';
@@ -7,6 +7,7 @@ import {useSyncReducer} from '../hooks/useSyncReducer.js';
 import {clamp} from '../text/scroll.js';
 import {initialPersonaPicker, type KeyPress, personaPickerKey} from '../view/pickerState.js';
 import {FILTER_FIELDS, type FilterField, personaRow, visiblePersonas} from '../view/pickers.js';
+import {useKeys} from '../hooks/useKeys.js';
 
 type Props = {readonly universe: Universe; readonly width: number; readonly height: number; readonly onPick: (persona: Persona) => void; readonly onBack: () => void};
 
@@ -18,7 +19,7 @@ export function PersonaPicker({universe, width, height, onPick, onBack}: Props) 
 	const current = clamp(state.selected, 0, Math.max(0, personas.length - 1));
 	const listHeight = Math.max(3, height - 8);
 
-	useInput((input, key) => {
+	useKeys((input, key) => {
 		const next = apply({input, key, page: listHeight});
 		if (next.back) onBack();
 		else if (next.chosen) onPick(universe.personaById.get(next.chosen)!);

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import {Box, type Key, Text, useInput} from 'ink';
+import {Box, type Key, Text} from 'ink';
 import {useCallback, useMemo} from 'react';
 import type {SessionSummary} from '../../store/sessionStore.js';
 import {ListView} from '../components/ListView.js';
@@ -8,6 +8,7 @@ import {fit} from '../text/width.js';
 import type {TuiServices} from '../services.js';
 import {useSyncReducer} from '../hooks/useSyncReducer.js';
 import {initialSessionsScreen, resumable, SESSION_COLUMNS, type SessionsScreenState, sessionRow, sessionsKey, visibleSessions} from '../view/sessionsList.js';
+import {useKeys} from '../hooks/useKeys.js';
 
 type Props = {
 	readonly services: TuiServices;
@@ -32,7 +33,7 @@ export function SessionsScreen({services, width, height, message, onOpen, onResu
 	const [state, apply] = useSyncReducer(reducer, initialSessionsScreen);
 	const rows = useMemo(() => visibleSessions(listing.sessions, state.query, state.sort), [listing, state.query, state.sort]);
 	const current = clamp(state.selected, 0, Math.max(0, rows.length - 1));
-	useInput((input, key) => {
+	useKeys((input, key) => {
 		const next = apply({input, key});
 		const chosen = visibleSessions(listing.sessions, next.query, next.sort)[next.selected];
 		if (next.command === 'back') onBack();

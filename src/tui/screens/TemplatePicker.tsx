@@ -1,4 +1,4 @@
-import {Box, Text, useInput} from 'ink';
+import {Box, Text} from 'ink';
 import {useCallback, useMemo} from 'react';
 import type {ResolvedTemplate} from '../../domain/template.js';
 import type {Persona} from '../../domain/universe.js';
@@ -9,6 +9,7 @@ import {clamp} from '../text/scroll.js';
 import {wrapText} from '../text/wrap.js';
 import {activeColumn, initialTemplatePicker, type KeyPress, type TemplatePickerState, templatePickerKey} from '../view/pickerState.js';
 import {templateColumns} from '../view/pickers.js';
+import {useKeys} from '../hooks/useKeys.js';
 
 type Props = {
 	readonly universe: Universe;
@@ -40,7 +41,7 @@ export function TemplatePicker({universe, persona, width, height, onPick, onBack
 	const at = (index: 0 | 1 | 2) => clamp(state.picks[index], 0, Math.max(0, lengths[index]! - 1));
 	const active = activeColumn(state);
 	const listHeight = Math.max(3, Math.floor((height - 4) / 2));
-	useInput((input, key) => {
+	useKeys((input, key) => {
 		const next = apply({input, key, page: listHeight});
 		if (next.back) onBack();
 		else if (next.chosen) onPick(universe.templateById.get(next.chosen)!);

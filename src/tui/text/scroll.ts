@@ -35,10 +35,6 @@ export function scrollBy(state: ScrollState, delta: number, total: number, heigh
 	return {offset, follow: Boolean(options.followAtEnd) && offset >= max};
 }
 
-export function scrollToStart(): ScrollState {
-	return TOP;
-}
-
 export function scrollToEnd(total: number, height: number, options: {followAtEnd?: boolean} = {}): ScrollState {
 	return {offset: maxOffset(total, height), follow: Boolean(options.followAtEnd)};
 }
@@ -85,14 +81,6 @@ export function slicesInWindow(starts: readonly number[], total: number, from: n
 	return slices;
 }
 
-/** Keeps a selected row visible in a list window: the new first row. */
-export function followSelection(selected: number, offset: number, height: number, total: number): number {
-	if (height <= 0) return 0;
-	let next = offset;
-	if (selected < next) next = selected;
-	if (selected >= next + height) next = selected - height + 1;
-	return clamp(next, 0, maxOffset(total, height));
-}
 
 /** First row of the page that holds `selected`, for lists drawn a page at a time (stateless). */
 export function pageStart(selected: number, height: number, total: number): number {

@@ -8,7 +8,7 @@ export const EPISODE_KEYS: readonly KeyGroup[] = [
 		keys: [
 			{keys: 'n / space', does: 'one engine step (in a replay: one step forward)'},
 			{keys: 'a', does: 'auto-run to the end (toggle; turning it off stops after the current step)'},
-			{keys: 'x / Esc', does: 'interrupt the step in flight (the session stays resumable)'},
+			{keys: 'x / Esc', does: 'interrupt the step in flight (nothing is recorded; the session stays resumable)'},
 		],
 	},
 	{
@@ -39,6 +39,15 @@ export const EPISODE_KEYS: readonly KeyGroup[] = [
 		],
 	},
 	{
+		title: 'Inspector (i)',
+		keys: [
+			{keys: '↑ ↓ / Home End', does: 'select a call (the last entry is the log of errors and notices)'},
+			{keys: 'PgUp PgDn / j k', does: 'scroll its raw prompt and raw reply'},
+			{keys: 'g / G', does: 'top / end of the call (the raw reply is at the end)'},
+			{keys: 'Esc / i', does: 'close'},
+		],
+	},
+	{
 		title: 'Anywhere',
 		keys: [
 			{keys: 'i', does: 'inspector: every model call with its raw prompt and raw reply'},
@@ -48,10 +57,4 @@ export const EPISODE_KEYS: readonly KeyGroup[] = [
 			{keys: 'Ctrl-C', does: 'quit now (the call in flight is abandoned)'},
 		],
 	},
-];
-
-export const INSPECTOR_KEYS: readonly KeyHelp[] = [
-	{keys: '↑ ↓', does: 'select a call'},
-	{keys: 'PgUp PgDn / j k / g G', does: 'scroll the raw prompt and reply (g top, G the reply at the end)'},
-	{keys: 'Esc / i', does: 'close'},
 ];

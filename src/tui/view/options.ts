@@ -70,7 +70,8 @@ export function choicesToFlags(personaId: string, templateId: string, choices: C
 	return {
 		persona: personaId,
 		template: templateId,
-		...(choices.tier === 'seed' ? {} : {tier: choices.tier}),
+		// undefined, not absent: "seed" must also override a --tier given on the command line.
+		tier: choices.tier === 'seed' ? undefined : choices.tier,
 		lang: choices.lang,
 		mode: choices.mode,
 		human: choices.assistant === 'me',

@@ -20,7 +20,8 @@ function shardLines(shard: Shard, index: number, count: number, language: 'engli
 
 /**
  * The Private pane: what the simulated user knows and how it has been deciding (privateView). The
- * live parts (current shard, decisions newest first) come first; the stable scenario follows.
+ * live parts (current shard, how it ended, decisions newest first) come first; the stable scenario
+ * follows.
  */
 export function privateBlocks(session: Session, cache: BlockCache): Block[] {
 	const view = privateView(session);
@@ -50,6 +51,17 @@ export function privateBlocks(session: Session, cache: BlockCache): Block[] {
 	} else {
 		blocks.push(cache.get('shard-none', [], () => [line('Shards', 'heading', {bold: true}), line('(no shards yet)', 'dim', {indent: 2}), line('')]));
 	}
+	if (view.termination) {
+		const termination = view.termination;
+		blocks.push(
+			cache.get('termination', [termination], () => [
+				line('Ended', 'heading', {bold: true}),
+				line(`${termination.reason} (by ${termination.by}) after ${termination.atTurn} user turn(s); ${termination.shardsPassed}/${shards?.length ?? 0} shards passed`, 'accent', {indent: 2, hang: 2}),
+				...(termination.detail ? [line(termination.detail, 'dim', {indent: 2, hang: 2})] : []),
+				line(''),
+			]),
+		);
+	}
 	if (view.decisions.length > 0) {
 		blocks.push(cache.get('decisions-head', [], () => [line('Simulator decisions (newest first)', 'heading', {bold: true})]));
 		for (const decision of [...view.decisions].reverse()) {
@@ -67,17 +79,6 @@ export function privateBlocks(session: Session, cache: BlockCache): Block[] {
 	const opener = session.turns.find((turn) => turn.style?.kind === 'opener');
 	if (opener?.style) {
 		blocks.push(cache.get('opener', [opener.style], () => [line('Opening style', 'heading', {bold: true}), line(opener.style!.directive, 'dim', {indent: 2, hang: 2}), line('')]));
-	}
-	if (view.termination) {
-		const termination = view.termination;
-		blocks.push(
-			cache.get('termination', [termination], () => [
-				line('Ended', 'heading', {bold: true}),
-				line(`${termination.reason} (by ${termination.by}) after ${termination.atTurn} user turn(s); ${termination.shardsPassed}/${shards?.length ?? 0} shards passed`, 'accent', {indent: 2, hang: 2}),
-				...(termination.detail ? [line(termination.detail, 'dim', {indent: 2, hang: 2})] : []),
-				line(''),
-			]),
-		);
 	}
 	const closing = session.turns.find((turn) => turn.closing);
 	if (closing) blocks.push(cache.get('closing', [closing], () => [line('Closing message (never shown to the assistant)', 'heading', {bold: true}), line(closing.content, 'normal', {indent: 2}), line('')]));

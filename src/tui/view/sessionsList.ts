@@ -1,5 +1,4 @@
 import type {SessionSummary} from '../../store/sessionStore.js';
-import {fuzzyFilter} from '../text/fuzzy.js';
 
 export const SORTS = ['newest', 'oldest', '3H', 'TDQ', 'status', 'persona'] as const;
 export type SessionSort = (typeof SORTS)[number];
@@ -15,9 +14,19 @@ export function resumable(summary: Pick<SessionSummary, 'status'>): boolean {
 
 const nullsLast = (a: number | null, b: number | null) => (a === null ? (b === null ? 0 : 1) : b === null ? -1 : b - a);
 
-/** Sessions matching the typed filter (fuzzy over id, persona, template, status...), in the chosen order. */
+const haystack = (s: SessionSummary) => `${s.id} ${s.personaId} ${s.identity} ${s.region} ${s.templateId} ${s.status} ${s.errorFlag ?? ''} ${s.tier} ${s.language} ${s.mode} ${s.assistant} ${s.createdAt.slice(0, 10)}`.toLowerCase();
+
+/**
+ * Sessions matching the typed filter, in the chosen order. Every word of the filter must occur in the
+ * row (id, persona, identity, region, template, status, tier, language, mode, date): plain
+ * substrings, since a fuzzy match over ids of the same shape matches nearly everything.
+ */
 export function visibleSessions(sessions: readonly SessionSummary[], query: string, sort: SessionSort): SessionSummary[] {
-	const matched = fuzzyFilter(sessions, query, (s) => `${s.id} ${s.personaId} ${s.identity} ${s.region} ${s.templateId} ${s.status} ${s.errorFlag ?? ''} ${s.tier} ${s.language}`);
+	const terms = query.toLowerCase().split(/\s+/).filter(Boolean);
+	const matched = sessions.filter((s) => {
+		const text = haystack(s);
+		return terms.every((term) => text.includes(term));
+	});
 	const by: Record<SessionSort, (a: SessionSummary, b: SessionSummary) => number> = {
 		newest: (a, b) => b.createdAt.localeCompare(a.createdAt),
 		oldest: (a, b) => a.createdAt.localeCompare(b.createdAt),

@@ -1,0 +1,43 @@
+import {type Key, useInput} from 'ink';
+
+const NO_KEY: Key = {upArrow: false, downArrow: false, leftArrow: false, rightArrow: false, pageDown: false, pageUp: false, home: false, end: false, return: false, escape: false, ctrl: false, shift: false, tab: false, backspace: false, delete: false, meta: false, super: false, hyper: false, capsLock: false, numLock: false};
+
+/**
+ * The key presses in one input event. Ink splits escape sequences apart but hands plain characters
+ * read together as one string ("\r\r" for two quick Enters, "nn" for two quick n's); for command
+ * keys each character is its own press.
+ */
+export function splitKeys(input: string, key: Key): Array<[string, Key]> {
+	const chars = [...input];
+	if (chars.length <= 1) return [[input, key]];
+	return chars.map(pressOf);
+}
+
+/** One character as the key press Ink would report for it alone. */
+function pressOf(char: string): [string, Key] {
+	const code = char.codePointAt(0)!;
+	if (char === '\r' || char === '\n') return ['\r', {...NO_KEY, return: true}];
+	if (char === '\t') return ['', {...NO_KEY, tab: true}];
+	if (code === 0x7f || code === 0x08) return ['', {...NO_KEY, backspace: true}];
+	if (code < 0x20) return [String.fromCharCode(code + 96), {...NO_KEY, ctrl: true}];
+	return [char, {...NO_KEY, shift: char !== char.toLowerCase()}];
+}
+
+/** useInput for command keys: one handler call per key press, even when presses arrive together. */
+export function useKeys(handler: (input: string, key: Key) => void, options: {isActive?: boolean} = {}): void {
+	useInput((input, key) => {
+		for (const [one, oneKey] of splitKeys(input, key)) handler(one, oneKey);
+	}, options);
+}
+
+/**
+ * The presses in one input event for the reply box: text (typed fast or pasted, inner newlines
+ * included) stays one piece, but Enters and Backspaces at the end of the chunk are key presses, so
+ * "text" + Enter + Enter read together still sends.
+ */
+export function draftPresses(input: string, key: Key): Array<[string, Key]> {
+	const trailing = /[\r\x7f\x08]+$/.exec(input)?.[0] ?? '';
+	if (input.length <= 1 || trailing.length === 0) return [[input, key]];
+	const text = input.slice(0, input.length - trailing.length);
+	return [...(text ? [[text, NO_KEY] as [string, Key]] : []), ...[...trailing].map(pressOf)];
+}
