@@ -53,8 +53,10 @@ export function mockBlueprint(input: unknown): BlueprintDraft {
 	const {persona, template, evidence, seed} = context;
 	const used = new Set<string>();
 	const values = Object.fromEntries(template.slots.map((slot) => [slot.name, slotValue(slot, evidence.cultural, template.domain, `${seed.id}:${slot.name}`, used)]));
-	const situation = fillSlots(template.sketch, values);
-	const ask = fillSlots(template.ask, values);
+	// "a {{EVENT}}" filled with "a family gathering" must not read "a a family gathering".
+	const tidy = (text: string) => text.replace(/\b(?:a|an|the) ((?:a|an|the|my|our|his|her|their) )/gi, '$1');
+	const situation = tidy(fillSlots(template.sketch, values));
+	const ask = tidy(fillSlots(template.ask, values));
 	const taboos = evidence.taboo;
 	const hidden = [
 		...taboos.slice(0, 2).map((hit) => ({constraint: `We have to avoid ${lowerFirst(stripEnd(hit.title))}.`, discloseWhen: 'when the assistant suggests something that would run into it'})),

@@ -40,9 +40,10 @@ export function phaseText(input: StatusInput): Segment {
 	return {text: `next: ${actionLabel(nextAction(session))}`, tone: 'normal'};
 }
 
+/** User turns used of the cap ("turn 1/5" once the opening message is out). */
 export function turnText(session: Session): string {
-	const last = [...session.turns].reverse().find((turn) => turn.role === 'user' && !turn.closing);
-	return `turn ${last ? last.t : '–'}/${session.config.maxTurns}`;
+	const used = session.turns.filter((turn) => turn.role === 'user' && !turn.closing).length;
+	return `turn ${used}/${session.config.maxTurns}`;
 }
 
 export function shardText(session: Session): string {
