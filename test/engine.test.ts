@@ -259,3 +259,39 @@ describe('engine: retry after an error', () => {
 		assert.ok(resumed.session.steps.some((step) => !step.ok), 'the failed step stays in the log');
 	});
 });
+
+describe('engine: interruption and resume defaults', () => {
+	it('an abort during a call records nothing and leaves the session resumable', async () => {
+		const controller = new AbortController();
+		const script = scriptedModel();
+		h.fake.setHandler((request) => {
+			if (request.stage === 'assistant') {
+				setTimeout(() => controller.abort(), 50);
+				return {delayMs: 3000};
+			}
+			return script(request);
+		});
+		const engine = await startEpisode(h.runtime(), seedFor('cn-han-traditional-rural-a55-f:ritual.auspicious-timing.01'), {id: 'aborted'});
+		const result = await engine.runToEnd(controller.signal);
+		assert.equal(result.done, false);
+		assert.equal(engine.session.status, 'running');
+		assert.deepEqual(engine.session.steps.map((step) => step.kind), ['blueprint', 'shards', 'user'], 'the interrupted assistant step left no record');
+		h.fake.setHandler(scriptedModel());
+		const resumed = await resumeEpisode(h.runtime(), 'aborted');
+		await resumed.runToEnd();
+		assert.equal(resumed.session.status, 'completed');
+	});
+
+	it('`run --resume` keeps the models the session was started with', async () => {
+		const {runCli} = await import('./helpers/cli.js');
+		h.fake.setHandler(scriptedModel());
+		const engine = await startEpisode(h.runtime({judgeModel: 'judge-x', simulatorModel: 'sim-y'}), seedFor('my-borneo-christian-a35-m:lifestyle.sports-outdoors.01'), {id: 'keep-models'});
+		await engine.step();
+		const resumed = await runCli(['run', '--resume', 'keep-models', '--sessions-dir', h.sessionsDir, '--json'], {env: h.env, cwd: h.cwd});
+		assert.equal(resumed.code, 0, resumed.stderr);
+		const judgeModels = new Set(h.fake.chatRequests().filter((request) => request.role === 'judge').map((request) => request.body.model));
+		assert.deepEqual([...judgeModels], ['judge-x']);
+		const refused = await runCli(['run', '--resume', 'keep-models', '--sessions-dir', h.sessionsDir, '--judge-model', 'judge-z', '--json'], {env: h.env, cwd: h.cwd});
+		assert.equal(refused.code, 0, 'a finished session is not re-run, whatever the flags');
+	});
+});

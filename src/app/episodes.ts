@@ -86,3 +86,16 @@ function modelChanges(saved: import('../domain/session.js').SessionConfig['roles
 	}
 	return changes;
 }
+
+/**
+ * The --<role>-model flags that reproduce the models a session was started with: resuming uses them
+ * unless the user names other models (scores from different models are not comparable).
+ */
+export function modelFlagsOf(session: Pick<import('../domain/session.js').Session, 'config'>): Flags {
+	const out: Flags = {};
+	for (const role of ['generator', 'validator', 'simulator', 'assistant', 'judge'] as const) {
+		const settings = session.config.roles[role];
+		out[`${role}Model`] = settings.provider === 'replay' && settings.replayFile ? `replay:${settings.replayFile}` : settings.model;
+	}
+	return out;
+}

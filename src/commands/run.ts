@@ -1,12 +1,13 @@
 import {createInterface} from 'node:readline';
 import chalk from 'chalk';
-import {episodeOptionsFromFlags, resumeEpisode, seedFromFlags, startEpisode} from '../app/episodes.js';
-import {createRuntime, runtimeFlags} from '../app/runtime.js';
+import {episodeOptionsFromFlags, modelFlagsOf, resumeEpisode, seedFromFlags, startEpisode} from '../app/episodes.js';
+import {SessionStore} from '../store/sessionStore.js';
+import {createRuntime, runtimeFlags, sessionsDir} from '../app/runtime.js';
 import type {EngineEvent} from '../episode/events.js';
 import type {EpisodeEngine} from '../episode/engine.js';
 import {formatBlueprint, formatEvidence, formatJudge, formatShards, formatTermination, formatTurn} from '../present/text.js';
 import {ExitCode} from '../util/errors.js';
-import {type Command, type IO, write, writeJson} from './types.js';
+import {type Command, type Flags, type IO, write, writeJson} from './types.js';
 
 export const episodeFlags = {
 	persona: {type: 'string', description: 'Persona id (see `personas`)'},
@@ -34,7 +35,9 @@ export const runCommand: Command = {
 		jsonl: {type: 'boolean', description: 'Stream the engine\'s events as JSON lines'},
 		...runtimeFlags,
 	},
-	async run({flags, io, universe}) {
+	async run({flags: given, io, universe}) {
+		// Resuming keeps the session's own models unless the user names others.
+		const flags = typeof given['resume'] === 'string' ? {...modelFlagsOf(await new SessionStore(sessionsDir(given, io)).load(given['resume'])), ...definedOnly(given)} : given;
 		const runtime = createRuntime({flags, io, universe: universe()});
 		const mode = flags['jsonl'] ? 'jsonl' : flags['json'] ? 'json' : 'text';
 		// The listener needs the engine (for session state); it is bound once the engine exists.
@@ -159,4 +162,9 @@ async function readHumanReply(nextLine: () => Promise<string | null>): Promise<s
 	}
 	const text = lines.join('\n').trim();
 	return text.length > 0 ? text : null;
+}
+
+/** meow gives every declared flag a key; only the ones the user set may override the session's. */
+function definedOnly(flags: Flags): Flags {
+	return Object.fromEntries(Object.entries(flags).filter(([, value]) => value !== undefined));
 }

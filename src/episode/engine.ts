@@ -70,6 +70,11 @@ export class EpisodeEngine {
 		return this.current;
 	}
 
+	/** True while a step runs (a UI asks before quitting). */
+	get busy(): boolean {
+		return this.running;
+	}
+
 	get next(): Action {
 		return nextAction(this.current);
 	}

@@ -28,9 +28,11 @@ export function sessionAtStep(session: Session, n: number): Session {
 	}
 	const termination = session.termination && upTo(session.termination.step) ? session.termination : null;
 	const error = session.error && upTo(session.error.step) ? session.error : null;
+	const last = turns.at(-1);
+	const awaiting = !error && !termination && session.config.assistant === 'human' && last?.role === 'user' && !last.closing;
 	return {
 		...session,
-		status: error ? 'error' : 'running',
+		status: error ? 'error' : awaiting ? 'awaiting_assistant' : 'running',
 		evidence: upTo(session.stageSteps.blueprint) ? session.evidence : null,
 		blueprint: upTo(session.stageSteps.blueprint) ? session.blueprint : null,
 		shards: upTo(session.stageSteps.shards) ? session.shards : null,

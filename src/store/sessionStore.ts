@@ -43,6 +43,8 @@ export type StoreOptions = {
  */
 export class SessionStore {
 	private readonly dbs = new Map<string, Low<Session>>();
+	/** Sessions loaded from a path outside the folder are saved back where they came from. */
+	private readonly loadedFrom = new Map<string, string>();
 
 	constructor(
 		readonly dir: string,
@@ -50,12 +52,12 @@ export class SessionStore {
 	) {}
 
 	fileFor(id: string): string {
-		return path.join(this.dir, `${id}.json`);
+		return this.loadedFrom.get(id) ?? path.join(this.dir, `${id}.json`);
 	}
 
 	async save(session: Session): Promise<string> {
 		const file = this.fileFor(session.id);
-		mkdirSync(this.dir, {recursive: true});
+		mkdirSync(path.dirname(file), {recursive: true});
 		let db = this.dbs.get(file);
 		if (!db) {
 			db = new Low<Session>(this.adapter(file), session);
@@ -84,6 +86,7 @@ export class SessionStore {
 	async load(idOrPath: string): Promise<Session> {
 		const file = this.resolve(idOrPath);
 		const session = readSessionFile(file);
+		this.loadedFrom.set(session.id, file);
 		const db = new Low<Session>(this.adapter(file), session);
 		this.dbs.set(file, db);
 		return session;

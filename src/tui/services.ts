@@ -1,3 +1,4 @@
+import {modelFlagsOf} from '../app/episodes.js';
 import {Writable} from 'node:stream';
 import {episodeOptionsFromFlags, resumeEpisode, seedFromFlags, startEpisode} from '../app/episodes.js';
 import {createRuntime, sessionsDir} from '../app/runtime.js';
@@ -68,14 +69,4 @@ export function createServices(io: IO, flags: Flags, universe: Universe): TuiSer
 			return () => listeners.delete(listener);
 		},
 	};
-}
-
-/** The --<role>-model flags that reproduce the models a session was started with (so resume can check them). */
-export function modelFlagsOf(session: Pick<Session, 'config'>): Flags {
-	const out: Flags = {};
-	for (const role of ModelRole.options) {
-		const settings = session.config.roles[role];
-		out[`${role}Model`] = settings.provider === 'replay' && settings.replayFile ? `replay:${settings.replayFile}` : settings.model;
-	}
-	return out;
 }

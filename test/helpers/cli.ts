@@ -18,7 +18,9 @@ export async function runCli(argv: string[], options: {env?: NodeJS.ProcessEnv; 
 	let err = '';
 	stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
 	stderr.on('data', (chunk: Buffer) => (err += chunk.toString('utf8')));
+	// A non-terminal stdin with nothing to say is an ended stream, as when a command is piped.
 	if (options.stdin !== undefined) stdin.end(options.stdin);
+	else if (!options.tty) stdin.end();
 	const io: IO = {stdout, stderr, stdin, env: {...testEnv(), ...options.env}, cwd: options.cwd ?? process.cwd()};
 	const code = await main(argv, io, options.main);
 	await new Promise((resolve) => setImmediate(resolve));
