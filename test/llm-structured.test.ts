@@ -89,3 +89,30 @@ describe('llm usage summary', () => {
 		assert.deepEqual([summary.calls, summary.cached, summary.mock, summary.failed, summary.tokens.total, summary.billableTokens.total], [3, 1, 1, 1, 45, 15]);
 	});
 });
+
+describe('portable strict schemas', () => {
+	it('drops string length keywords (validated by zod instead) but keeps patterns, enums and array bounds', async () => {
+		const {BlueprintDraft: Draft} = await import('../src/domain/blueprint.js');
+		const {ShardPlan: Plan} = await import('../src/domain/shards.js');
+		const text = JSON.stringify([jsonSchemaFor({name: 'blueprint', schema: Draft}), jsonSchemaFor({name: 'shards', schema: Plan})]);
+		assert.doesNotMatch(text, /minLength|maxLength/);
+		assert.match(text, /"pattern":"\^T\\\\d\+\$"/);
+		assert.match(text, /"minItems":3/);
+		assert.match(text, /"maxItems":5/);
+		assert.match(text, /"enum":\["low","medium","high","critical"\]/);
+	});
+});
+
+describe('reasoning effort', () => {
+	it('is sent as reasoning_effort only when configured, and separates cache entries', async () => {
+		const {chatBody} = await import('../src/llm/openaiProvider.js');
+		const {cacheKey} = await import('../src/llm/cache.js');
+		const settings = {provider: 'openai' as const, model: 'gpt-5-mini', baseURL: null, temperature: null, maxTokens: null, timeoutMs: 1000, structured: 'json_schema' as const, replayFile: null};
+		const messages = [{role: 'user' as const, content: 'hi'}];
+		assert.equal('reasoning_effort' in chatBody({settings, messages, format: {type: 'text'}}), false);
+		assert.equal(chatBody({settings: {...settings, reasoningEffort: 'minimal'}, messages, format: {type: 'text'}}).reasoning_effort, 'minimal');
+		const key = (reasoningEffort: string | null) => cacheKey({provider: 'openai', baseURL: null, model: 'gpt-5-mini', messages, format: {type: 'text'}, temperature: null, maxTokens: null, reasoningEffort});
+		assert.notEqual(key('minimal'), key('high'));
+		assert.equal(key(null), cacheKey({provider: 'openai', baseURL: null, model: 'gpt-5-mini', messages, format: {type: 'text'}, temperature: null, maxTokens: null}));
+	});
+});

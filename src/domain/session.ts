@@ -26,6 +26,8 @@ export const RoleSettings = z.strictObject({
 	timeoutMs: z.number().int().positive(),
 	structured: ResponseFormatMode,
 	replayFile: z.string().nullable(),
+	/** Sent as `reasoning_effort` to reasoning models (gpt-5 family, o-series); absent = the model's default. */
+	reasoningEffort: z.enum(['minimal', 'low', 'medium', 'high']).nullable().optional(),
 });
 export type RoleSettings = z.infer<typeof RoleSettings>;
 

@@ -14,6 +14,7 @@ export type CacheKeyInput = {
 	readonly format: WireFormat;
 	readonly temperature: number | null;
 	readonly maxTokens: number | null;
+	readonly reasoningEffort?: string | null;
 };
 
 export const CacheEntry = z.strictObject({
@@ -35,8 +36,9 @@ export interface ResponseCache {
  * sorted: property order steers generation (a rationale before a score), so it is part of the key.
  */
 export function cacheKey(input: CacheKeyInput): string {
-	const {provider, baseURL, model, messages, format, temperature, maxTokens} = input;
-	return sha256(JSON.stringify({v: 1, provider, baseURL, model, messages: messages.map(({role, content}) => ({role, content})), format, temperature, maxTokens}));
+	const {provider, baseURL, model, messages, format, temperature, maxTokens, reasoningEffort} = input;
+	// reasoningEffort joins the key only when set, so keys of calls without it stay as they were.
+	return sha256(JSON.stringify({v: 1, provider, baseURL, model, messages: messages.map(({role, content}) => ({role, content})), format, temperature, maxTokens, ...(reasoningEffort ? {reasoningEffort} : {})}));
 }
 
 /**

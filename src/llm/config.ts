@@ -33,6 +33,7 @@ export const RoleConfig = z.strictObject({
 	maxTokens: z.number().int().positive().nullable().optional().describe('reply token cap; unset = the endpoint\'s default'),
 	timeoutMs: z.number().int().positive().optional().describe(`per-attempt timeout (default ${MODEL_DEFAULTS.timeoutMs})`),
 	structured: ResponseFormatMode.optional().describe('json_schema (default) | json_object | prompt, for endpoints without strict JSON schema support'),
+	reasoningEffort: z.enum(['minimal', 'low', 'medium', 'high']).nullable().optional().describe('sent as reasoning_effort to reasoning models (e.g. "minimal" for a cheap simulator on gpt-5-mini); unset = the model\'s default'),
 });
 export type RoleConfig = z.infer<typeof RoleConfig>;
 

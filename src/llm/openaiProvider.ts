@@ -117,6 +117,7 @@ export function chatBody(exchange: Pick<Exchange, 'settings' | 'messages' | 'for
 	const {settings, messages, format} = exchange;
 	const body: ChatCompletionCreateParamsBase = {model: settings.model, messages: messages.map(({role, content}) => ({role, content}))};
 	if (settings.temperature !== null) body.temperature = settings.temperature;
+	if (settings.reasoningEffort) body.reasoning_effort = settings.reasoningEffort;
 	if (settings.maxTokens !== null) {
 		if (usesMaxCompletionTokens(settings.baseURL)) body.max_completion_tokens = settings.maxTokens;
 		else body.max_tokens = settings.maxTokens;

@@ -78,6 +78,7 @@ export function resolveRoleSettings(options: {flags: Flags; env: NodeJS.ProcessE
 			maxTokens: rc.maxTokens ?? null,
 			timeoutMs: rc.timeoutMs ?? MODEL_DEFAULTS.timeoutMs,
 			structured: rc.structured ?? (MODEL_DEFAULTS.structured as ResponseFormatMode),
+			reasoningEffort: rc.reasoningEffort ?? null,
 		};
 		roles[role] = {...common, ...providerOf(model, cwd), baseURL: null};
 		if (roles[role].provider === 'openai') {

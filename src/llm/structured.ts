@@ -10,17 +10,38 @@ const schemaCache = new WeakMap<z.ZodType, Readonly<Record<string, unknown>>>();
 
 /**
  * The strict JSON schema sent for a zod schema (via openai's own `zodResponseFormat`, so what we
- * send is what the API expects: every field required, optional fields as nullable).
+ * send is what the API expects: every field required, optional fields as nullable), made portable:
+ * string length keywords are left out because several OpenAI-compatible endpoints (older OpenAI
+ * snapshots, fine-tuned models, some routed providers) reject them with a 400, while `pattern`,
+ * enums and array bounds are in every strict-mode dialect. Nothing is lost: every reply is still
+ * validated against the full zod schema and re-asked with the problems.
  */
 export function jsonSchemaFor(spec: StructuredSpec<unknown>): Readonly<Record<string, unknown>> {
 	if (!NAME.test(spec.name)) throw new Error(`Structured call name '${spec.name}' must match ${NAME} (it is sent as json_schema.name).`);
 	let schema = schemaCache.get(spec.schema);
 	if (!schema) {
 		// zodResponseFormat's declared parameter type is tied to openai's zod typings; any zod 4 schema works at run time.
-		schema = zodResponseFormat(spec.schema as Parameters<typeof zodResponseFormat>[0], spec.name).json_schema.schema as Record<string, unknown>;
+		schema = portable(zodResponseFormat(spec.schema as Parameters<typeof zodResponseFormat>[0], spec.name).json_schema.schema as Record<string, unknown>);
 		schemaCache.set(spec.schema, schema);
 	}
 	return schema;
+}
+
+const STRING_KEYWORDS = ['minLength', 'maxLength'] as const;
+
+/** A copy of a JSON schema without the string length keywords some servers reject (walks schema nodes, not property names). */
+export function portable(node: unknown): Record<string, unknown> {
+	if (!node || typeof node !== 'object' || Array.isArray(node)) return node as Record<string, unknown>;
+	const out: Record<string, unknown> = {...(node as Record<string, unknown>)};
+	const types = Array.isArray(out['type']) ? out['type'] : [out['type']];
+	if (types.includes('string')) for (const keyword of STRING_KEYWORDS) delete out[keyword];
+	for (const key of ['properties', '$defs', 'definitions'] as const) {
+		const map = out[key];
+		if (map && typeof map === 'object') out[key] = Object.fromEntries(Object.entries(map).map(([name, child]) => [name, portable(child)]));
+	}
+	for (const key of ['items', 'additionalProperties', 'not'] as const) if (out[key] && typeof out[key] === 'object') out[key] = portable(out[key]);
+	for (const key of ['anyOf', 'oneOf', 'allOf'] as const) if (Array.isArray(out[key])) out[key] = (out[key] as unknown[]).map(portable);
+	return out;
 }
 
 export function wireFormat(spec: StructuredSpec<unknown> | undefined, mode: ResponseFormatMode): WireFormat {
