@@ -5,8 +5,9 @@ import {SessionStore} from '../store/sessionStore.js';
 import {createRuntime, runtimeFlags, sessionsDir} from '../app/runtime.js';
 import type {EngineEvent} from '../episode/events.js';
 import type {EpisodeEngine} from '../episode/engine.js';
-import {formatBlueprint, formatEvidence, formatJudge, formatShards, formatTermination, formatTurn} from '../present/text.js';
+import {formatBlueprint, formatEvidence, formatJudge, formatShards, formatTermination, formatTurn, formatUsage} from '../present/text.js';
 import {ExitCode} from '../util/errors.js';
+import {summarizeCalls} from '../llm/usage.js';
 import {type Command, type Flags, type IO, write, writeJson} from './types.js';
 
 export const episodeFlags = {
@@ -81,6 +82,7 @@ export const runCommand: Command = {
 				termination: session.termination,
 				error: session.error,
 				mock: session.config.mock,
+				usage: summarizeCalls(session.calls),
 			});
 		} else if (mode === 'text') {
 			write(io, chalk.dim(`\nSaved ${path}`));
@@ -135,6 +137,7 @@ function listenerFor(mode: 'json' | 'jsonl' | 'text', io: IO, engine: EpisodeEng
 				if (event.termination) write(io, formatTermination(event.termination, session.shards?.length ?? 0));
 				if (event.judge) write(io, formatJudge(event.judge));
 				if (event.error) write(io, chalk.red(`${event.error.flag}: ${event.error.message}`));
+				write(io, chalk.dim(formatUsage(session.calls)));
 				break;
 			default:
 				break;

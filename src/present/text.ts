@@ -4,6 +4,9 @@ import type {Evidence} from '../domain/kb.js';
 import {METRICS, type JudgeResult, type Session, type Termination, type Turn} from '../domain/session.js';
 import type {Shard} from '../domain/shards.js';
 import {oracleText, privateStateText} from '../pipeline/render.js';
+import {estimateCost} from '../llm/pricing.js';
+import {summarizeCalls} from '../llm/usage.js';
+import type {CallRecord} from '../domain/session.js';
 
 /*
  * Plain-text renderings for headless output (`run`, `replay --print`, `blueprint`, `shards`). Pure
@@ -113,5 +116,15 @@ export function formatSession(session: Session): string {
 	if (session.termination) out.push(formatTermination(session.termination, session.shards?.length ?? 0));
 	if (session.judge) out.push(formatJudge(session.judge));
 	if (session.error) out.push(chalk.red(`${session.error.flag}: ${session.error.message}`));
+	out.push(chalk.dim(formatUsage(session.calls)));
 	return out.join('\n');
+}
+
+/** One line of cost accounting: calls, cache hits, retries, tokens and the estimated spend. */
+export function formatUsage(calls: readonly CallRecord[]): string {
+	const usage = summarizeCalls(calls);
+	const cost = estimateCost(calls);
+	const retries = calls.reduce((sum, call) => sum + call.retries.length, 0);
+	const spend = usage.billableTokens.total === 0 ? '$0' : `~$${cost.usd.toFixed(4)}${cost.unpriced > 0 ? ` (+${cost.unpriced} call(s) of unpriced models)` : ''}`;
+	return `${usage.calls} call(s), ${usage.cached} cached, ${usage.failed} failed, ${retries} retr${retries === 1 ? 'y' : 'ies'} · ${usage.tokens.total} tokens (${usage.billableTokens.total} billable) · ${spend}`;
 }
