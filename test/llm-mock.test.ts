@@ -66,3 +66,18 @@ describe('llm mock provider', () => {
 		await assert.rejects(gateway().call(audit('mt-nothing-here')), /No mock generator for stage "mt-nothing-here"/);
 	});
 });
+
+describe('llm mock provider pacing', () => {
+	it('streams words over time when paced, and stops at once when aborted', async () => {
+		const paced = createGateway({settings: mockRoles, workspaceDir: tempDir(), env: {}, mockTokenDelayMs: 15});
+		const times: number[] = [];
+		const start = Date.now();
+		const {text} = await paced.call<string>({role: 'assistant', stage: 'mt-assistant', prompt: fakePrompt('hi'), mock: {name: 'Ana'}, step: 1, onToken: () => times.push(Date.now() - start)});
+		assert.equal(text, 'Hello Ana, here is a plan.');
+		assert.equal(times.length, 6);
+		assert.ok(times.at(-1)! >= 5 * 15, `the last word came after ${times.at(-1)} ms`);
+		const controller = new AbortController();
+		setTimeout(() => controller.abort(), 20);
+		await assert.rejects(paced.call<string>({role: 'assistant', stage: 'mt-assistant', prompt: fakePrompt('hi'), mock: {name: 'Bo'}, step: 1, onToken: () => undefined, signal: controller.signal}), (error: unknown) => error instanceof ModelCallError && error.kind === 'aborted');
+	});
+});

@@ -41,12 +41,15 @@ export type GatewayOptions = {
 	readonly random?: () => number;
 	/** Call id factory. @default crypto.randomUUID */
 	readonly newId?: () => string;
+	/** Pause between the mock provider's streamed words, in ms (from CULTURECONVERSE_MOCK_PACE_MS). @default 0 */
+	readonly mockTokenDelayMs?: number;
 };
 
 /** Gateway options from resolved settings plus the run's environment. */
 export function gatewayOptions(settings: ModelSettings, context: {env: NodeJS.ProcessEnv; workspaceDir: string}): GatewayOptions {
 	const {roles, apiKeyEnv, cache, record, concurrency, retry, validationRetries} = settings;
-	return {settings: roles, apiKeyEnv, cache, record, concurrency, retry, validationRetries, env: context.env, workspaceDir: context.workspaceDir};
+	const pace = Number(context.env['CULTURECONVERSE_MOCK_PACE_MS'] ?? 0);
+	return {settings: roles, apiKeyEnv, cache, record, concurrency, retry, validationRetries, env: context.env, workspaceDir: context.workspaceDir, mockTokenDelayMs: Number.isFinite(pace) && pace > 0 ? Math.min(pace, 1000) : 0};
 }
 
 /**
@@ -77,7 +80,7 @@ export function createGateway(options: GatewayOptions): ModelGateway {
 			organization: env['OPENAI_ORG_ID'] ?? null,
 			project: env['OPENAI_PROJECT_ID'] ?? null,
 		}),
-		mock: createMockProvider(),
+		mock: createMockProvider({tokenDelayMs: options.mockTokenDelayMs}),
 		replay: createReplayProvider((file) => {
 			let source = replaySources.get(file);
 			if (!source) replaySources.set(file, (source = new ReplaySource(file)));

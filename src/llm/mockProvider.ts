@@ -1,3 +1,4 @@
+import {setTimeout as delay} from 'node:timers/promises';
 import {zodProblems} from '../util/errors.js';
 import {type Provider, emitWords} from './provider.js';
 import type {MockGenerator} from './types.js';
@@ -33,9 +34,11 @@ export function mockStagePatterns(): string[] {
 /**
  * The deterministic offline provider. A generator that returns something its stage's schema rejects
  * is a bug in the generator, not model behaviour, so it throws a plain Error instead of entering the
- * re-ask loop. Free text is "streamed" word by word with no delay.
+ * re-ask loop. Free text is "streamed" word by word, instantly unless `tokenDelayMs` paces it (the
+ * TUI does, so offline users can watch a reply arrive as they would from a model).
  */
-export function createMockProvider(): Provider {
+export function createMockProvider(options: {tokenDelayMs?: number} = {}): Provider {
+	const pace = options.tokenDelayMs ?? 0;
 	return {
 		kind: 'mock',
 		remote: false,
@@ -53,7 +56,12 @@ export function createMockProvider(): Provider {
 			} else {
 				if (typeof output !== 'string') throw new Error(`Mock generator for free-text stage "${exchange.stage}" must return a string (got ${typeof output}).`);
 				text = output;
-				emitWords(text, exchange.onToken);
+				if (pace > 0 && exchange.onToken) {
+					for (const word of text.match(/\s*\S+\s*/g) ?? []) {
+						await delay(pace, undefined, {signal: exchange.signal});
+						exchange.onToken(word);
+					}
+				} else emitWords(text, exchange.onToken);
 			}
 			return {text, finishReason: 'stop', usage: estimateUsage(exchange.messages, text)};
 		},

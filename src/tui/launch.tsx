@@ -26,7 +26,9 @@ export async function launchTui(io: IO, request: TuiRequest): Promise<number> {
 		kbDir: io.env['CULTURECONVERSE_KB_DIR'] ? path.resolve(io.cwd, io.env['CULTURECONVERSE_KB_DIR']) : undefined,
 		userTemplatesDir: path.join(workspaceDir(io.env, io.cwd), 'templates'),
 	});
-	const services = createServices(io, request.flags, universe);
+	// The offline mock answers instantly; paced a little, its replies stream in as a model's would.
+	const paced = io.env['CULTURECONVERSE_MOCK_PACE_MS'] === undefined ? {...io, env: {...io.env, CULTURECONVERSE_MOCK_PACE_MS: '8'}} : io;
+	const services = createServices(paced, request.flags, universe);
 	try {
 		if (request.kind === 'episode') initial = {kind: 'live', engine: await services.startEpisode(request.flags), back: null};
 		else if (request.kind === 'replay') initial = {kind: 'replay', session: await services.loadSession(request.session), back: null};
