@@ -46,7 +46,7 @@ function pane(screen: string, id: PaneId): string {
 const statusLine = (screen: string) => screen.split('\n').find((line) => line.includes(' │ turn ')) ?? '';
 const idleAt = (screen: string, step: number) => statusLine(screen).includes(`│ step ${step} │`) && /next: |your reply as the assistant|✓ done|✗ /.test(statusLine(screen));
 
-async function waitForScreen(check: (screen: string) => boolean, what: string, timeoutMs = 10_000): Promise<string> {
+async function waitForScreen(check: (screen: string) => boolean, what: string, timeoutMs = 30_000): Promise<string> {
 	const deadline = Date.now() + timeoutMs;
 	for (;;) {
 		const screen = capture();

@@ -5,10 +5,9 @@ import type {Blueprint} from '../domain/blueprint.js';
 import type {Evidence} from '../domain/kb.js';
 import type {Seed} from '../domain/seed.js';
 import type {Shard} from '../domain/shards.js';
-import {generateBlueprint} from '../pipeline/blueprint.js';
+import {blueprintContextFor, generateBlueprint} from '../pipeline/blueprint.js';
 import {generateShards} from '../pipeline/shards.js';
 import {StageError} from '../pipeline/stageError.js';
-import {pickOpeners} from '../pipeline/styles.js';
 import {formatBlueprint, formatEvidence, formatShards} from '../present/text.js';
 import {ExitCode, UserError} from '../util/errors.js';
 import {type Command, type CommandContext, type Flags, write, writeJson} from './types.js';
@@ -24,19 +23,7 @@ async function buildBlueprint(runtime: Runtime, seed: Seed): Promise<{evidence: 
 	const persona = universe.personaById.get(seed.personaId)!;
 	const template = universe.templateById.get(seed.templateId)!;
 	const evidence = await runtime.evidence({seed, persona, template, universe});
-	const blueprint = await generateBlueprint(
-		{
-			seed,
-			persona,
-			template,
-			subdomain: universe.subdomainById.get(template.subdomain)!,
-			evidence,
-			language: universe.languages.get(persona.language)!,
-			secondaryRegion: evidence.secondaryRegion ? universe.regions.get(evidence.secondaryRegion) ?? null : null,
-			openers: pickOpeners(seed.id),
-		},
-		{gateway: runtime.gateway, step: 0},
-	);
+	const blueprint = await generateBlueprint(blueprintContextFor({universe, seed, persona, template, evidence}), {gateway: runtime.gateway, step: 0});
 	return {evidence, blueprint};
 }
 

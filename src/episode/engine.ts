@@ -4,7 +4,7 @@ import {type ErrorFlag, METRICS, type Session, type SessionStatus, type StepKind
 import type {ResolvedTemplate} from '../domain/template.js';
 import type {Persona} from '../domain/universe.js';
 import {ModelCallError, type CallEvent, type ModelGateway} from '../llm/types.js';
-import {generateBlueprint} from '../pipeline/blueprint.js';
+import {blueprintContextFor, generateBlueprint} from '../pipeline/blueprint.js';
 import {generateShards} from '../pipeline/shards.js';
 import {StageError} from '../pipeline/stageError.js';
 import {loadStyles, openerDirective, pickOpeners, pickResponseStyle, type StylePools} from '../pipeline/styles.js';
@@ -211,13 +211,9 @@ export class EpisodeEngine {
 			throw new EpisodeFailure('GENERATION_ERROR', `evidence retrieval failed: ${error instanceof Error ? error.message : String(error)}`, {reason: 'generation_error', by: 'generator', detail: 'evidence retrieval failed'});
 		}
 		this.update({evidence});
-		const subdomain = universe.subdomainById.get(template.subdomain);
-		if (!subdomain) throw new EpisodeFailure('GENERATION_ERROR', `unknown subdomain ${template.subdomain}`, {reason: 'generation_error', by: 'generator', detail: 'unknown subdomain'});
-		const secondary = evidence.secondaryRegion ? universe.regions.get(evidence.secondaryRegion) ?? null : null;
-		const blueprint = await generateBlueprint(
-			{seed: session.seed, persona: session.persona, template, subdomain, evidence, language: universe.languages.get(session.persona.language)!, secondaryRegion: secondary, openers: pickOpeners(session.seed.id, this.styles())},
-			{gateway: this.deps.gateway, step: n, signal, onEvent: this.onCall, now: this.deps.now},
-		);
+		if (!universe.subdomainById.has(template.subdomain)) throw new EpisodeFailure('GENERATION_ERROR', `unknown subdomain ${template.subdomain}`, {reason: 'generation_error', by: 'generator', detail: 'unknown subdomain'});
+		const context = blueprintContextFor({universe, seed: session.seed, persona: session.persona, template, evidence, styles: this.styles()});
+		const blueprint = await generateBlueprint(context, {gateway: this.deps.gateway, step: n, signal, onEvent: this.onCall, now: this.deps.now});
 		this.update({blueprint, stageSteps: {...this.current.stageSteps, blueprint: n}});
 		this.emit({type: 'stage_done', stage: 'blueprint', step: n});
 	}

@@ -6,12 +6,12 @@ import type {Language, Persona, Region} from '../domain/universe.js';
 import {checkLanguage} from '../lang/detect.js';
 import {renderPrompt} from '../llm/prompts.js';
 import type {CallEvent, ModelGateway} from '../llm/types.js';
-import type {SubdomainInfo} from '../universe/load.js';
+import type {SubdomainInfo, Universe} from '../universe/load.js';
 import {oracleLeaks} from './leak.js';
 import {evidenceList, oracleText, personaSummary, privateStateText, seedSummary, templateForPrompt} from './render.js';
 import {auditVerdict, feedbackText, refine} from './refine.js';
 import {type Style} from '../domain/styles.js';
-import {openerDirective} from './styles.js';
+import {openerDirective, pickOpeners, type StylePools} from './styles.js';
 
 /** Everything the blueprint stage reads: the seed and what it resolves to, plus K_W(s) and K_T(s). */
 export type BlueprintContext = {
@@ -52,6 +52,23 @@ function tierInstructions(context: BlueprintContext): string {
 			return never;
 		}
 	}
+}
+
+/** The blueprint stage's inputs for a seed, resolved from the universe (shared by the engine and `blueprint`). */
+export function blueprintContextFor(input: {universe: Universe; seed: Seed; persona: Persona; template: ResolvedTemplate; evidence: Evidence; styles?: StylePools}): BlueprintContext {
+	const {universe, seed, persona, template, evidence} = input;
+	const subdomain = universe.subdomainById.get(template.subdomain);
+	if (!subdomain) throw new Error(`unknown subdomain ${template.subdomain} of template ${template.id}`);
+	return {
+		seed,
+		persona,
+		template,
+		subdomain,
+		evidence,
+		language: universe.languages.get(persona.language)!,
+		secondaryRegion: evidence.secondaryRegion ? universe.regions.get(evidence.secondaryRegion) ?? null : null,
+		openers: pickOpeners(seed.id, input.styles),
+	};
 }
 
 /** Checks code can make without a model; problems are fed back to the generator like schema errors. */

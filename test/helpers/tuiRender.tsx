@@ -111,7 +111,7 @@ export function renderTui(node: ReactElement, options: {columns?: number; rows?:
 			stdout.rows = rows;
 			stdout.emit('resize');
 		},
-		async waitFor(check, what, timeoutMs = 5000) {
+		async waitFor(check, what, timeoutMs = 20_000) {
 			const deadline = Date.now() + timeoutMs;
 			for (;;) {
 				const current = frame();
