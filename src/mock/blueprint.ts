@@ -8,6 +8,7 @@ import {askAsRequest, contentWords, firstPerson, lowerFirst, pick, stripEnd} fro
 /** Everyday fillers by the words in a slot's name, so offline blueprints read naturally. */
 const FILLERS: ReadonlyArray<[RegExp, readonly string[]]> = [
 	[/LENGTH|DURATION|PERIOD_OF|HOW_LONG/, ['two weeks', 'ten days', 'a month']],
+	[/TIME_LIMIT|TIME_LEFT|DUE|TIMING|CARE_PERIOD/, ['within three days', 'in about two weeks', 'before the end of the month']],
 	[/DATE|DAY|DEADLINE|WHEN/, ['the first weekend of next month', 'next Saturday', 'the end of the month']],
 	[/BUDGET|AMOUNT|PRICE|COST|SUM/, ['a modest budget', 'about half of one month\'s pay', 'a tight budget']],
 	[/COUNT|SIZE|NUMBER|GUESTS_N/, ['about twenty people', 'a dozen people', 'forty guests']],
