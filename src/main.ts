@@ -40,7 +40,7 @@ function commandHelp(command: Command): string {
 		`  ${command.summary}`,
 		'',
 		'  Usage',
-		`    $ cultureconverse ${command.usage}`,
+		...command.usage.split('\n').map((line) => `    $ cultureconverse ${line.trim().replace(/^\$ cultureconverse /, '')}`),
 		'',
 		'  Options',
 		...Object.entries(flags).map(([name, spec]) => `    ${flagLabel(name, spec).padEnd(width)}  ${spec.description}${spec.default !== undefined && spec.default !== false ? ` (default: ${String(spec.default)})` : ''}`),
