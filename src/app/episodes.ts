@@ -1,14 +1,13 @@
 import type {Seed} from '../domain/seed.js';
-import {Tier} from '../domain/seed.js';
 import type {Flags} from '../commands/types.js';
 import {type EpisodeOptions, buildConfig, newSession} from '../episode/createSession.js';
 import {EpisodeEngine} from '../episode/engine.js';
 import type {EngineListener} from '../episode/events.js';
 import {promptVersions} from '../llm/prompts.js';
-import {SeedSpace} from '../universe/seeds.js';
+import {SeedSpace, tierFlag} from '../universe/seeds.js';
 import {UserError} from '../util/errors.js';
 import type {Runtime} from './runtime.js';
-import {AssistantKind, JudgeMode, LanguageMode} from '../domain/session.js';
+import {AssistantKind, JudgeMode, LanguageMode, ModelRole, type Session, type SessionConfig} from '../domain/session.js';
 
 /** Resolves `--seed ID` or `--persona ID --template ID` (with an optional `--tier` override). */
 export function seedFromFlags(runtime: Pick<Runtime, 'universe'>, flags: Flags): Seed {
@@ -22,11 +21,8 @@ export function seedFromFlags(runtime: Pick<Runtime, 'universe'>, flags: Flags):
 		if (typeof persona !== 'string' || typeof template !== 'string') throw new UserError('Give --seed <persona-id>:<template-id>, or both --persona ID and --template ID.');
 		seed = space.get(`${space.persona(persona).id}:${space.template(template).id}`);
 	}
-	if (flags['tier'] !== undefined) {
-		const tier = Tier.safeParse(flags['tier']);
-		if (!tier.success) throw new UserError(`Unknown tier '${String(flags['tier'])}'. Use one of: ${Tier.options.join(', ')}.`);
-		seed = {...seed, tier: tier.data};
-	}
+	const tier = tierFlag(flags['tier']);
+	if (tier) seed = {...seed, tier};
 	return seed;
 }
 
@@ -77,9 +73,9 @@ export async function resumeEpisode(runtime: Runtime, idOrPath: string, options:
 	return engine;
 }
 
-function modelChanges(saved: import('../domain/session.js').SessionConfig['roles'], runtime: Pick<Runtime, 'gateway'>): string[] {
+function modelChanges(saved: SessionConfig['roles'], runtime: Pick<Runtime, 'gateway'>): string[] {
 	const changes: string[] = [];
-	for (const role of ['generator', 'validator', 'simulator', 'assistant', 'judge'] as const) {
+	for (const role of ModelRole.options) {
 		const now = runtime.gateway.settings(role);
 		const was = saved[role];
 		if (now.provider !== was.provider || now.model !== was.model) changes.push(`${role}: ${was.provider}:${was.model} -> ${now.provider}:${now.model}`);
@@ -91,9 +87,9 @@ function modelChanges(saved: import('../domain/session.js').SessionConfig['roles
  * The --<role>-model flags that reproduce the models a session was started with: resuming uses them
  * unless the user names other models (scores from different models are not comparable).
  */
-export function modelFlagsOf(session: Pick<import('../domain/session.js').Session, 'config'>): Flags {
+export function modelFlagsOf(session: Pick<Session, 'config'>): Flags {
 	const out: Flags = {};
-	for (const role of ['generator', 'validator', 'simulator', 'assistant', 'judge'] as const) {
+	for (const role of ModelRole.options) {
 		const settings = session.config.roles[role];
 		out[`${role}Model`] = settings.provider === 'replay' && settings.replayFile ? `replay:${settings.replayFile}` : settings.model;
 	}

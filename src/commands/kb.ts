@@ -8,7 +8,6 @@ import {type KbFilter, KnowledgeBase, type SearchMode, resolveKbLocation} from '
 import {progressReporter} from '../kb/progress.js';
 import {retrieveEvidence} from '../kb/retrieve.js';
 import {KB_KINDS, type KbKind} from '../kb/sources.js';
-import {SeedSpace} from '../universe/seeds.js';
 import {ExitCode, UserError} from '../util/errors.js';
 import {unknownMessage} from '../util/suggest.js';
 import {renderTable, truncate} from '../util/table.js';

@@ -1,6 +1,6 @@
-import {Split, Tier} from '../domain/seed.js';
+import {Split} from '../domain/seed.js';
 import type {Seed} from '../domain/seed.js';
-import {type SeedFilter, SeedSpace} from '../universe/seeds.js';
+import {type SeedFilter, SeedSpace, tierFlag} from '../universe/seeds.js';
 import {UserError} from '../util/errors.js';
 import {renderTable} from '../util/table.js';
 import {showTemplate} from './templates.js';
@@ -18,12 +18,10 @@ const filterFlags = {
 } as const;
 
 export function seedFilter(flags: Flags): SeedFilter {
-	const tier = flags['tier'] === undefined ? undefined : Tier.safeParse(flags['tier']);
-	if (tier && !tier.success) throw new UserError(`Unknown tier '${String(flags['tier'])}'. Use one of: ${Tier.options.join(', ')}.`);
 	const split = flags['split'] === undefined ? undefined : Split.safeParse(flags['split']);
 	if (split && !split.success) throw new UserError(`Unknown split '${String(flags['split'])}'. Use one of: ${Split.options.join(', ')}.`);
 	return {
-		tier: tier?.data,
+		tier: tierFlag(flags['tier']),
 		split: split?.data,
 		region: flags['region'] as string | undefined,
 		identity: flags['identity'] as string | undefined,

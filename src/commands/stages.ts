@@ -4,7 +4,6 @@ import {createRuntime, type Runtime, runtimeFlags} from '../app/runtime.js';
 import type {Blueprint} from '../domain/blueprint.js';
 import type {Evidence} from '../domain/kb.js';
 import type {Seed} from '../domain/seed.js';
-import type {Shard} from '../domain/shards.js';
 import {blueprintContextFor, generateBlueprint} from '../pipeline/blueprint.js';
 import {generateShards} from '../pipeline/shards.js';
 import {StageError} from '../pipeline/stageError.js';
@@ -38,17 +37,26 @@ function prepare(context: CommandContext): {flags: Flags; runtime: Runtime; seed
 	return {flags, runtime, seed};
 }
 
-async function guarded(run: () => Promise<number>, io: CommandContext['io']): Promise<number> {
-	try {
-		return await run();
-	} catch (error) {
-		if (error instanceof StageError) {
+/**
+ * A stage command: seed argument, runtime and mock notice, then `body`, printed as JSON or text; a
+ * stage that could not produce a valid artefact prints its attempts trace and exits 3.
+ */
+function stageRun(body: (runtime: Runtime, seed: Seed) => Promise<{json: unknown; text: string}>): Command['run'] {
+	return async (context) => {
+		const {io} = context;
+		const {flags, runtime, seed} = prepare(context);
+		try {
+			const out = await body(runtime, seed);
+			if (flags['json']) writeJson(io, out.json);
+			else write(io, `Seed ${seed.id} (tier ${seed.tier})\n\n${out.text}`);
+			return ExitCode.ok;
+		} catch (error) {
+			if (!(error instanceof StageError)) throw error;
 			io.stderr.write(`cultureconverse: ${error.message}\n`);
 			for (const attempt of error.attempts) io.stderr.write(`  attempt ${attempt.attempt}: ${attempt.problems.join('; ')}\n`);
 			return ExitCode.episodeError;
 		}
-		throw error;
-	}
+	};
 }
 
 export const blueprintCommand: Command = {
@@ -56,16 +64,10 @@ export const blueprintCommand: Command = {
 	summary: 'Run the blueprint stage alone for a seed: evidence, then public / private / oracle state',
 	usage: 'blueprint <seed-id> [--tier T] [--json] [--generator-model M]',
 	flags: stageFlags,
-	async run(context) {
-		const {io} = context;
-		const {flags, runtime, seed} = prepare(context);
-		return guarded(async () => {
-			const {evidence, blueprint} = await buildBlueprint(runtime, seed);
-			if (flags['json']) writeJson(io, {seed, evidence, blueprint});
-			else write(io, `Seed ${seed.id} (tier ${seed.tier})\n\n${formatEvidence(evidence)}\n\n${formatBlueprint(blueprint)}`);
-			return ExitCode.ok;
-		}, io);
-	},
+	run: stageRun(async (runtime, seed) => {
+		const {evidence, blueprint} = await buildBlueprint(runtime, seed);
+		return {json: {seed, evidence, blueprint}, text: `${formatEvidence(evidence)}\n\n${formatBlueprint(blueprint)}`};
+	}),
 };
 
 export const shardsCommand: Command = {
@@ -73,19 +75,10 @@ export const shardsCommand: Command = {
 	summary: 'Run the shard stage for a seed (the blueprint comes from the response cache when it was made before)',
 	usage: 'shards <seed-id> [--tier T] [--json]',
 	flags: stageFlags,
-	async run(context) {
-		const {io} = context;
-		const {flags, runtime, seed} = prepare(context);
-		return guarded(async () => {
-			const {evidence, blueprint} = await buildBlueprint(runtime, seed);
-			const persona = runtime.universe.personaById.get(seed.personaId)!;
-			const {shards, attempts}: {shards: Shard[]; attempts: Blueprint['meta']['shardAttempts']} = await generateShards(
-				{blueprint, tier: seed.tier, persona, language: runtime.universe.languages.get(persona.language)!},
-				{gateway: runtime.gateway, step: 0},
-			);
-			if (flags['json']) writeJson(io, {seed, evidence, blueprint: {...blueprint, meta: {...blueprint.meta, shardAttempts: attempts}}, shards});
-			else write(io, `Seed ${seed.id} (tier ${seed.tier})\n\n${formatBlueprint(blueprint)}\n\n${formatShards(shards)}`);
-			return ExitCode.ok;
-		}, io);
-	},
+	run: stageRun(async (runtime, seed) => {
+		const {evidence, blueprint} = await buildBlueprint(runtime, seed);
+		const persona = runtime.universe.personaById.get(seed.personaId)!;
+		const {shards, attempts} = await generateShards({blueprint, tier: seed.tier, persona, language: runtime.universe.languages.get(persona.language)!}, {gateway: runtime.gateway, step: 0});
+		return {json: {seed, evidence, blueprint: {...blueprint, meta: {...blueprint.meta, shardAttempts: attempts}}, shards}, text: `${formatBlueprint(blueprint)}\n\n${formatShards(shards)}`};
+	}),
 };

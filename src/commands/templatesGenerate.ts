@@ -1,6 +1,6 @@
 import path from 'node:path';
 import chalk from 'chalk';
-import {createRuntime, runtimeFlags} from '../app/runtime.js';
+import {createRuntime} from '../app/runtime.js';
 import {generateTemplates} from '../pipeline/templateGen.js';
 import {UserError} from '../util/errors.js';
 import {unknownMessage} from '../util/suggest.js';

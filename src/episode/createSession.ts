@@ -1,6 +1,6 @@
 import {randomBytes} from 'node:crypto';
 import type {Seed} from '../domain/seed.js';
-import {type AssistantKind, type JudgeMode, type LanguageMode, type ModelRole, SESSION_VERSION, type Session, type SessionConfig} from '../domain/session.js';
+import {type AssistantKind, type JudgeMode, type LanguageMode, ModelRole, SESSION_VERSION, type Session, type SessionConfig} from '../domain/session.js';
 import type {ResolvedTemplate} from '../domain/template.js';
 import type {Persona} from '../domain/universe.js';
 import type {ModelGateway} from '../llm/types.js';
@@ -20,7 +20,7 @@ export type EpisodeOptions = {
 	readonly id?: string;
 };
 
-const ROLES: readonly ModelRole[] = ['generator', 'validator', 'simulator', 'assistant', 'judge'];
+const ROLES = ModelRole.options;
 
 export function sessionId(personaId: string, now: Date): string {
 	const stamp = now.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);

@@ -1,4 +1,4 @@
-import type {Seed, Split, Tier} from '../domain/seed.js';
+import {type Seed, type Split, Tier} from '../domain/seed.js';
 import type {ResolvedTemplate} from '../domain/template.js';
 import type {Persona} from '../domain/universe.js';
 import {UserError} from '../util/errors.js';
@@ -17,6 +17,14 @@ export function tierOf(seedId: string): Tier {
 	const u = unitHash(`${seedId}#tier`);
 	if (u < 0.5) return 'standard';
 	return u < 0.75 ? 'contextual' : 'normative';
+}
+
+/** A `--tier` flag value: undefined when absent, a UserError naming the choices when unknown. */
+export function tierFlag(value: unknown): Tier | undefined {
+	if (value === undefined) return undefined;
+	const tier = Tier.safeParse(value);
+	if (!tier.success) throw new UserError(`Unknown tier '${String(value)}'. Use one of: ${Tier.options.join(', ')}.`);
+	return tier.data;
 }
 
 /** Split from an independent stable hash of the seed id. */
