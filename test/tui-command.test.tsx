@@ -117,7 +117,7 @@ describe('launchTui', () => {
 		await engine.runToEnd();
 		const {stdout, stdin} = fakeTerminal();
 		const running = launchTui({...fx.io, stdout: stdout as never, stdin: stdin as never}, {kind: 'replay', session: engine.session.id, flags: {sessionsDir: fx.sessionsDir}});
-		const deadline = Date.now() + 5000;
+		const deadline = Date.now() + 30_000;
 		while (!stdout.out.includes('REPLAY step') && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
 		assert.match(stdout.out, /\u001B\[\?1049h/, 'entered the alternate screen');
 		assert.match(stdout.out, /REPLAY step (\d+)\/\1 /, "opens at the last step");
