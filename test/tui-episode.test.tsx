@@ -85,7 +85,7 @@ describe('episode screen, live on the offline mock', () => {
 		try {
 			await tui.waitFor((f) => f.includes('next: retrieve evidence'), 'the first frame');
 			await tui.press('a');
-			await tui.waitFor((f) => f.includes('✓ done'), 'auto-run to finish', 15000);
+			await tui.waitFor((f) => f.includes('✓ done'), 'auto-run to finish', 30_000);
 			assert.equal(engine.session.status, 'completed');
 			assert.match(tui.frame(), /auto off/, 'auto turns itself off at the end');
 		} finally {

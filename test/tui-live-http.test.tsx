@@ -40,7 +40,7 @@ async function open(script: ScriptOptions): Promise<{tui: TuiHandle; services: R
 async function stepTo(tui: TuiHandle, n: number): Promise<string> {
 	for (let at = 1; at <= n; at++) {
 		await tui.press('n');
-		await tui.waitFor((f) => f.includes(`│ step ${at} │`) && idle(f), `step ${at}`, 8000);
+		await tui.waitFor((f) => f.includes(`│ step ${at} │`) && idle(f), `step ${at}`, 20_000);
 	}
 	return tui.frame();
 }
@@ -76,7 +76,7 @@ describe('episode screen over HTTP', () => {
 			await tui.press('n');
 			const frame = await tui.waitFor((f) => f.includes('retrying simulator (429, 1.0 s)'), 'the retry in the status line');
 			assert.match(statusLine(frame), /▶ user replies \(t=1\)…/);
-			const after = await tui.waitFor((f) => idle(f) && f.includes('│ step 5 │'), 'the step after the retry', 8000);
+			const after = await tui.waitFor((f) => idle(f) && f.includes('│ step 5 │'), 'the step after the retry', 20_000);
 			assert.doesNotMatch(after, /retrying simulator/);
 			assert.match(after, /USER · t=1/);
 			await tui.settle();
@@ -94,7 +94,7 @@ describe('episode screen over HTTP', () => {
 		try {
 			await stepTo(tui, 4);
 			await tui.press('n');
-			let frame = await tui.waitFor((f) => f.includes('✗ SIMULATOR_ERROR'), 'the error state', 8000);
+			let frame = await tui.waitFor((f) => f.includes('✗ SIMULATOR_ERROR'), 'the error state', 20_000);
 			assert.match(frame, /simulator call failed/);
 			assert.match(frame, /SIMULATOR_ERROR at step 5/, 'the Oracle pane shows the error record');
 			await tui.settle();
@@ -151,11 +151,11 @@ describe('episode screen over HTTP', () => {
 		try {
 			await tui.settle();
 			await tui.press('a');
-			let frame = await tui.waitFor((f) => f.includes('(streaming…)'), 'auto-run reaches the assistant turn', 8000);
+			let frame = await tui.waitFor((f) => f.includes('(streaming…)'), 'auto-run reaches the assistant turn', 20_000);
 			assert.match(frame, /AUTO on/);
 			assert.match(statusLine(frame), /│ step 3 │/, 'blueprint, shards and the opening ran without a key');
 			await tui.press('a');
-			frame = await tui.waitFor((f) => f.includes('auto off') && idle(f), 'the step in flight finished', 8000);
+			frame = await tui.waitFor((f) => f.includes('auto off') && idle(f), 'the step in flight finished', 20_000);
 			assert.match(statusLine(frame), /│ step 4 │/);
 			await new Promise((resolve) => setTimeout(resolve, 300));
 			assert.match(statusLine(tui.frame()), /│ step 4 │/, 'no step after auto-run was turned off');

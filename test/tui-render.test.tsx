@@ -58,8 +58,8 @@ describe('rendering discipline on a long session', () => {
 				last = renderStats.blocks;
 			};
 			await tui.press('n');
-			await tui.waitFor((f) => f.includes('word29') && f.includes('│ step '), 'the streamed reply', 8000);
-			await tui.waitFor((f) => /next: user replies/.test(f), 'the end of the step', 8000);
+			await tui.waitFor((f) => f.includes('word29') && f.includes('│ step '), 'the streamed reply', 20_000);
+			await tui.waitFor((f) => /next: user replies/.test(f), 'the end of the step', 20_000);
 			tui.stdout.onFrame = null;
 			const streamingFrames = perFrame.filter((count) => count > 0);
 			assert.ok(streamingFrames.length >= 10, `frames while streaming: ${perFrame.join(',')}`);
