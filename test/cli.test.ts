@@ -115,6 +115,7 @@ describe('cli: bad input', () => {
 	const cases: Array<{argv: string[]; pattern: RegExp}> = [
 		{argv: ['seed', 'my-tamil-hindo-a55-f:culinary.dietary-rules.01'], pattern: /Unknown persona 'my-tamil-hindo-a55-f'\. Did you mean: my-tamil-hindu-a55-f/},
 		{argv: ['seed', 'my-tamil-hindu-a55-f:culinary.dietary-rule.01'], pattern: /Unknown template 'culinary\.dietary-rule\.01'\. Did you mean: culinary\.dietary-rules\.01/},
+		{argv: ['seed', 'vn-kinh-a55-m:culinary.dietary-rules.01'], pattern: /Unknown persona 'vn-kinh-a55-m'\. Did you mean: vn-kinh-ancestor-a55-m, vn-kinh-buddhist-a55-m, vn-kinh-catholic-a55-m\?/},
 		{argv: ['seed', 'nonsense'], pattern: /Malformed seed id 'nonsense'/},
 		{argv: ['personas', '--region', 'XX'], pattern: /Unknown region 'XX'/},
 		{argv: ['personas', '--identity', 'zzzzzz'], pattern: /Unknown identity 'zzzzzz'/},

@@ -16,7 +16,7 @@ import {initialPersonaPicker, initialTemplatePicker, personaPickerKey, templateP
 import {cycleFilter, NO_FILTERS, visiblePersonas} from '../src/tui/view/pickers.js';
 import {formatSeconds, formatTokens} from '../src/tui/view/status.js';
 import {initialSessionsScreen, nextSort, sessionsKey, visibleSessions} from '../src/tui/view/sessionsList.js';
-import type {SessionSummary} from '../src/store/sessionStore.js';
+import type {SessionSummary} from '../src/domain/sessionSummary.js';
 import {testUniverse} from './helpers/tuiRender.js';
 
 describe('display width', () => {

@@ -3,6 +3,7 @@ import {Blueprint, BlueprintDraft} from './blueprint.js';
 import {CulturalEntry, Evidence, TabooEntry} from './kb.js';
 import {Seed} from './seed.js';
 import {Session} from './session.js';
+import {SessionSummary} from './sessionSummary.js';
 import {ShardPlan} from './shards.js';
 import {Template} from './template.js';
 import {Domain, Persona, Subdomain} from './universe.js';
@@ -21,6 +22,7 @@ const schemas = new Map<string, {schema: z.ZodType; description: string}>([
 	['blueprint-draft', {schema: BlueprintDraft, description: 'what the generator model writes for a blueprint (sent as the strict JSON schema)'}],
 	['shards', {schema: ShardPlan, description: 'a plan of 3-5 turn-level shards'}],
 	['session', {schema: Session, description: 'one episode as saved in sessions/<id>.json'}],
+	['session-summary', {schema: SessionSummary, description: 'one row of `sessions --json` (and of the sessions folder index)'}],
 	['evidence', {schema: Evidence, description: 'K_W(s) and K_T(s) retrieved for a seed'}],
 	['cultural-entry', {schema: CulturalEntry, description: 'one cultural KB passage (kb/cultural/*.jsonl)'}],
 	['taboo-entry', {schema: TabooEntry, description: 'one taboo KB entry (kb/taboo/*.jsonl)'}],

@@ -1,5 +1,6 @@
-import {existsSync, mkdirSync, readFileSync, renameSync, writeFileSync} from 'node:fs';
+import {existsSync, readFileSync} from 'node:fs';
 import path from 'node:path';
+import {writeFileAtomic} from '../util/atomicWrite.js';
 import type {EvidenceHit} from '../domain/kb.js';
 import {type DomainId, REGION_CODES, type RegionCode} from '../domain/universe.js';
 import type {Universe} from '../universe/load.js';
@@ -458,10 +459,7 @@ function readState(file: string): SourcesState | undefined {
 /** Best effort and atomic: a lost state file only costs one re-parse of the sources. */
 function writeState(file: string, state: SourcesState): void {
 	try {
-		mkdirSync(path.dirname(file), {recursive: true});
-		const temp = `${file}.tmp-${process.pid}`;
-		writeFileSync(temp, JSON.stringify(state));
-		renameSync(temp, file);
+		writeFileAtomic(file, JSON.stringify(state));
 	} catch {
 		// A read-only workspace still works; it just parses the sources every time.
 	}

@@ -1,6 +1,7 @@
-import {mkdirSync, readFileSync, renameSync, writeFileSync} from 'node:fs';
+import {readFileSync} from 'node:fs';
 import path from 'node:path';
 import {z} from 'zod';
+import {writeFileAtomic} from '../util/atomicWrite.js';
 import {type ChatMessage, TokenUsage} from '../domain/session.js';
 import {sha256} from '../util/hash.js';
 import type {WireFormat} from './provider.js';
@@ -65,10 +66,7 @@ export function createFileCache(dir: string): ResponseCache {
 		},
 		set(entry) {
 			const file = fileOf(entry.key);
-			mkdirSync(path.dirname(file), {recursive: true});
-			const tmp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
-			writeFileSync(tmp, `${JSON.stringify(entry, null, 2)}\n`);
-			renameSync(tmp, file);
+			writeFileAtomic(file, `${JSON.stringify(entry, null, 2)}\n`);
 		},
 	};
 }

@@ -3,34 +3,10 @@ import path from 'node:path';
 import {type Adapter, Low} from 'lowdb';
 import {JSONFile} from 'lowdb/node';
 import {Session} from '../domain/session.js';
+import {SessionIndex, SessionSummary} from '../domain/sessionSummary.js';
+import {writeFileAtomic} from '../util/atomicWrite.js';
 import {UserError, zodProblems} from '../util/errors.js';
 import {unknownMessage} from '../util/suggest.js';
-
-/** One row of the sessions list: enough to browse without holding transcripts in memory. */
-export type SessionSummary = {
-	readonly id: string;
-	readonly path: string;
-	readonly status: Session['status'];
-	readonly createdAt: string;
-	readonly updatedAt: string;
-	readonly seedId: string;
-	readonly personaId: string;
-	readonly identity: string;
-	readonly region: string;
-	readonly templateId: string;
-	readonly tier: string;
-	readonly language: string;
-	readonly mode: string;
-	readonly assistant: string;
-	readonly assistantModel: string;
-	readonly turns: number;
-	readonly threeH: number | null;
-	readonly tdq: number | null;
-	readonly clean: boolean | null;
-	readonly errorFlag: string | null;
-	readonly termination: string | null;
-	readonly mock: boolean;
-};
 
 export type StoreOptions = {
 	/** Adapter factory; JSONFile (atomic tmp + rename writes) unless a test injects Memory. */
@@ -92,31 +68,75 @@ export class SessionStore {
 		return session;
 	}
 
-	/** Every readable session, newest first, plus one problem line per unreadable file. */
-	list(): {sessions: SessionSummary[]; problems: Array<{file: string; message: string}>} {
+	/**
+	 * Every readable session, newest first, plus one problem line per unreadable file. Unchanged files
+	 * are answered from the folder's index; the index is rewritten only when something changed.
+	 */
+	list(): {sessions: SessionSummary[]; problems: Array<{file: string; message: string}>; reread: number} {
 		const sessions: SessionSummary[] = [];
 		const problems: Array<{file: string; message: string}> = [];
+		const index = readIndex(this.indexFile());
+		const next: SessionIndex['entries'] = {};
+		let reread = 0;
 		for (const file of this.files()) {
+			const name = path.basename(file);
+			let stat;
 			try {
-				sessions.push(summarize(readSessionFile(file), file));
-			} catch (error) {
-				problems.push({file, message: error instanceof Error ? error.message : String(error)});
+				stat = statSync(file);
+			} catch {
+				continue; // deleted between readdir and stat
 			}
+			const key = {ino: stat.ino, size: stat.size, mtimeMs: stat.mtimeMs};
+			let entry = index.entries[name];
+			if (!entry || entry.ino !== key.ino || entry.size !== key.size || entry.mtimeMs !== key.mtimeMs) {
+				reread++;
+				try {
+					entry = {...key, summary: summarize(readSessionFile(file), file), problem: null};
+				} catch (error) {
+					entry = {...key, summary: null, problem: error instanceof Error ? error.message : String(error)};
+				}
+			}
+			next[name] = entry;
+			if (entry.summary) sessions.push({...entry.summary, path: file});
+			else problems.push({file, message: entry.problem ?? 'unreadable'});
 		}
+		if (reread > 0 || Object.keys(next).length !== Object.keys(index.entries).length) writeIndex(this.indexFile(), {format: 'cultureconverse.session-index', version: 1, entries: next});
 		sessions.sort((a, b) => b.createdAt.localeCompare(a.createdAt) || b.id.localeCompare(a.id));
-		return {sessions, problems};
+		return {sessions, problems, reread};
+	}
+
+	private indexFile(): string {
+		return path.join(this.dir, INDEX_FILE);
 	}
 
 	private files(): string[] {
 		if (!existsSync(this.dir)) return [];
-		return readdirSync(this.dir)
-			.filter((name) => name.endsWith('.json') && !name.startsWith('.'))
-			.map((name) => path.join(this.dir, name))
-			.filter((file) => statSync(file).isFile());
+		return readdirSync(this.dir, {withFileTypes: true})
+			.filter((entry) => (entry.isFile() || entry.isSymbolicLink()) && entry.name.endsWith('.json') && !entry.name.startsWith('.'))
+			.map((entry) => path.join(this.dir, entry.name));
 	}
 
 	private adapter(file: string): Adapter<Session> {
 		return this.options.adapter?.(file) ?? new JSONFile<Session>(file);
+	}
+}
+
+const INDEX_FILE = '.index.json';
+
+function readIndex(file: string): SessionIndex {
+	try {
+		return SessionIndex.parse(JSON.parse(readFileSync(file, 'utf8')));
+	} catch {
+		// Missing, damaged or from another version: it is derived data, so start over.
+		return {format: 'cultureconverse.session-index', version: 1, entries: {}};
+	}
+}
+
+function writeIndex(file: string, index: SessionIndex): void {
+	try {
+		writeFileAtomic(file, JSON.stringify(index));
+	} catch {
+		// A read-only sessions folder still lists; it just re-reads every file each time.
 	}
 }
 

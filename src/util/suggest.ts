@@ -27,10 +27,23 @@ export function nearMatches(input: string, candidates: Iterable<string>, limit =
 		const hay = candidate.toLowerCase();
 		let score = editDistance(needle, hay, max);
 		if (score > max && needle.length >= 3 && hay.includes(needle)) score = max;
+		// An id with a segment left out (vn-kinh-a55-m for vn-kinh-buddhist-a55-m) is a strong hint.
+		if (isTokenSubsequence(needle, hay)) score = Math.min(score, 0.5 + editDistance(needle, hay) / 1000);
 		if (score <= max) scored.push([candidate, score]);
 	}
 	scored.sort((a, b) => a[1] - b[1] || a[0].localeCompare(b[0]));
 	return scored.slice(0, limit).map(([candidate]) => candidate);
+}
+
+const tokens = (id: string) => id.split(/[-.:_\s]+/).filter(Boolean);
+
+/** True when every segment of `needle` (two or more) appears in `hay`'s segments, in order. */
+function isTokenSubsequence(needle: string, hay: string): boolean {
+	const wanted = tokens(needle);
+	if (wanted.length < 2) return false;
+	let at = 0;
+	for (const token of tokens(hay)) if (token === wanted[at] && ++at === wanted.length) return true;
+	return false;
 }
 
 /** "Unknown persona 'x'. Did you mean: a, b?" */

@@ -1,5 +1,6 @@
-import {existsSync, mkdirSync, readFileSync, renameSync, writeFileSync} from 'node:fs';
+import {existsSync, readFileSync} from 'node:fs';
 import path from 'node:path';
+import {writeFileAtomic} from '../../util/atomicWrite.js';
 import {CulturalEntry, TabooEntry} from '../../domain/kb.js';
 import {type DomainId, REGION_CODES, type RegionCode} from '../../domain/universe.js';
 import type {Universe} from '../../universe/load.js';
@@ -97,7 +98,7 @@ export function importKb(options: ImportOptions): ImportSummary {
 	skips.sort((a, b) => a.line - b.line);
 
 	const replaced = existsSync(output);
-	if (accepted.length > 0 && !options.dryRun) writeAtomic(output, accepted.map((entry) => JSON.stringify(entry)).join('\n') + '\n');
+	if (accepted.length > 0 && !options.dryRun) writeFileAtomic(output, accepted.map((entry) => JSON.stringify(entry)).join('\n') + '\n');
 	const byRegion = Object.fromEntries(REGION_CODES.map((region) => [region, 0])) as Record<RegionCode, number>;
 	for (const entry of accepted) for (const region of entryRegions(kind, entry)) byRegion[region]++;
 	const byKind: Record<SkipKind, number> = {invalid: 0, filtered: 0, duplicate: 0};
@@ -184,9 +185,3 @@ function safeName(name: string): string {
 	return cleaned;
 }
 
-function writeAtomic(file: string, text: string): void {
-	mkdirSync(path.dirname(file), {recursive: true});
-	const temp = path.join(path.dirname(file), `.${path.basename(file)}.tmp-${process.pid}`);
-	writeFileSync(temp, text);
-	renameSync(temp, file);
-}

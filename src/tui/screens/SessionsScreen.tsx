@@ -1,7 +1,7 @@
 import path from 'node:path';
 import {Box, type Key, Text} from 'ink';
 import {useCallback, useMemo} from 'react';
-import type {SessionSummary} from '../../store/sessionStore.js';
+import type {SessionSummary} from '../../domain/sessionSummary.js';
 import {ListView} from '../components/ListView.js';
 import {clamp} from '../text/scroll.js';
 import {fit} from '../text/width.js';

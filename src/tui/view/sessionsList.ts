@@ -1,4 +1,4 @@
-import type {SessionSummary} from '../../store/sessionStore.js';
+import type {SessionSummary} from '../../domain/sessionSummary.js';
 
 export const SORTS = ['newest', 'oldest', '3H', 'TDQ', 'status', 'persona'] as const;
 export type SessionSort = (typeof SORTS)[number];
