@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import {mkdirSync, writeFileSync} from 'node:fs';
+import {cpSync, mkdirSync, writeFileSync} from 'node:fs';
 import path from 'node:path';
 import {describe, it} from 'node:test';
 import {createEmbedder, embedderSpecText, parseEmbedderSpec} from '../src/kb/embedder.js';
@@ -7,7 +7,7 @@ import {HashEmbedder} from '../src/kb/hashEmbedder.js';
 import {KnowledgeBase} from '../src/kb/knowledgeBase.js';
 import {cosine} from '../src/kb/rerank.js';
 import {lexicalTokens, segment} from '../src/kb/text.js';
-import {rolePrefix} from '../src/kb/transformersEmbedder.js';
+import {prefixFor, profileForFolder, profileForModelId, profileTag} from '../src/kb/embeddingProfile.js';
 import {tempDir} from './helpers/tmp.js';
 
 const TINY_MODEL = path.resolve(import.meta.dirname, 'fixtures/tiny-model');
@@ -76,10 +76,84 @@ describe('kb: embedder selection', () => {
 		assert.equal(embedderSpecText({env: {}}), 'hf:Xenova/multilingual-e5-small');
 	});
 
-	it('gives e5 models their query and passage prefixes and other models none', () => {
-		assert.equal(rolePrefix('Xenova/multilingual-e5-small', 'query'), 'query: ');
-		assert.equal(rolePrefix('intfloat/e5-base-v2', 'passage'), 'passage: ');
-		assert.equal(rolePrefix('Xenova/bge-m3', 'query'), '');
+	it('calls each model family the way it was trained: pooling, padding side and prompts', () => {
+		const e5 = profileForModelId('Xenova/multilingual-e5-small');
+		assert.deepEqual([e5.pooling, prefixFor(e5, 'query'), prefixFor(e5, 'passage')], ['mean', 'query: ', 'passage: ']);
+		assert.equal(prefixFor(profileForModelId('intfloat/e5-base-v2'), 'passage'), 'passage: ');
+		const qwen = profileForModelId('onnx-community/Qwen3-Embedding-0.6B-ONNX');
+		assert.equal(qwen.pooling, 'last_token');
+		assert.equal(qwen.padLeft, true);
+		assert.match(prefixFor(qwen, 'query'), /^Instruct: .+\nQuery:$/);
+		assert.equal(prefixFor(qwen, 'passage'), '', 'documents go in bare');
+		assert.equal(profileForModelId('Xenova/bge-m3').pooling, 'cls');
+		const plain = profileForModelId('Xenova/all-MiniLM-L6-v2');
+		assert.deepEqual(plain, {pooling: 'mean', queryPrefix: '', passagePrefix: '', padLeft: false});
+		assert.equal(profileTag(plain), '', 'plain mean pooling adds nothing to the embedder id');
+		assert.match(profileTag(qwen), /^last_token\+[0-9a-f]{6}$/);
+		assert.notEqual(profileTag(e5), profileTag({...e5, queryPrefix: 'search_query: '}), 'a prompt change changes the id');
+	});
+});
+
+/** A copy of the tiny model with sentence-transformers files added. */
+function tinyModelWith(files: Record<string, unknown>): string {
+	const folder = path.join(tempDir('cc-kb-st-'), 'tiny-st');
+	cpSync(TINY_MODEL, folder, {recursive: true});
+	for (const [name, content] of Object.entries(files)) {
+		mkdirSync(path.dirname(path.join(folder, name)), {recursive: true});
+		writeFileSync(path.join(folder, name), typeof content === 'string' ? content : JSON.stringify(content));
+	}
+	return folder;
+}
+
+describe('kb: sentence-transformers pooling and prompts of a local model', () => {
+	// The tiny model has no attention layers, so a token's output depends only on the token and its
+	// position: that makes each pooling mode recognisable from the vectors alone.
+	const texts = ['the cat sleeps on the mat', 'a truck'];
+
+	it('takes the CLS token when 1_Pooling says so (every text starts with the same [CLS])', async () => {
+		const folder = tinyModelWith({'1_Pooling/config.json': {word_embedding_dimension: 32, pooling_mode_cls_token: true, pooling_mode_mean_tokens: false}});
+		assert.equal(profileForFolder(folder).pooling, 'cls');
+		const {embedder} = await createEmbedder(`local:${folder}`);
+		assert.match(embedder.id, /:cls:32$/);
+		const [a, b] = await embedder.embed(texts, {role: 'passage'});
+		assert.ok(cosine(a!, b!) > 0.9999, 'CLS pooling ignores the rest of the text here');
+		const mean = (await createEmbedder(`local:${TINY_MODEL}`)).embedder;
+		const [ma, mb] = await mean.embed(texts, {role: 'passage'});
+		assert.ok(cosine(ma!, mb!) < 0.9, 'mean pooling does not');
+	});
+
+	it('pools the last token with left padding, so a padded text in a batch embeds as it does alone', async () => {
+		const folder = tinyModelWith({'1_Pooling/config.json': {pooling_mode_lasttoken: true}});
+		const {embedder, fallback} = await createEmbedder(`local:${folder}`);
+		assert.equal(fallback, undefined);
+		assert.match(embedder.id, /:last_token:32$/);
+		const [, batched] = await embedder.embed(texts, {role: 'passage'});
+		const [alone] = await embedder.embed([texts[1]!], {role: 'passage'});
+		assert.ok(batched!.every((x) => Number.isFinite(x)));
+		assert.ok(cosine(batched!, alone!) > 0.9999, 'with right padding the short text would end on [PAD]');
+	});
+
+	it('puts the model\'s own query and document prompts in front of each side', async () => {
+		const folder = tinyModelWith({'config_sentence_transformers.json': {prompts: {query: 'cat cat ', document: 'truck '}}});
+		const profile = profileForFolder(folder);
+		assert.deepEqual([profile.queryPrefix, profile.passagePrefix], ['cat cat ', 'truck ']);
+		const {embedder} = await createEmbedder(`local:${folder}`);
+		const plain = (await createEmbedder(`local:${TINY_MODEL}`)).embedder;
+		const [query] = await embedder.embed(['a kitten sleeps'], {role: 'query'});
+		const [passage] = await embedder.embed(['a kitten sleeps'], {role: 'passage'});
+		const [expectedQuery, expectedPassage] = await plain.embed(['cat cat a kitten sleeps', 'truck a kitten sleeps'], {role: 'passage'});
+		assert.ok(cosine(query!, expectedQuery!) > 0.9999);
+		assert.ok(cosine(passage!, expectedPassage!) > 0.9999);
+		assert.notEqual(embedder.id, plain.id);
+	});
+
+	it('refuses a damaged pooling file by name instead of guessing, and falls back to hash', async () => {
+		const folder = tinyModelWith({'1_Pooling/config.json': '{"pooling_mode_cls_token": tru'});
+		assert.throws(() => profileForFolder(folder), /1_Pooling[/\\]config\.json: not a usable sentence-transformers file/);
+		const messages: string[] = [];
+		const handle = await createEmbedder(`local:${folder}`, {log: (m) => messages.push(m)});
+		assert.equal(handle.embedder.id, 'hash:v1:384');
+		assert.match(messages.join(''), /1_Pooling[/\\]config\.json: not a usable sentence-transformers file.*falling back to the offline 'hash' embedder/);
 	});
 });
 

@@ -10,7 +10,7 @@ export type EmbedOptions = {
 
 /** Turns texts into unit-length vectors of a fixed dimension. */
 export interface Embedder {
-	/** Recorded in every index built with it, e.g. "hash:v1:384" or "hf:Xenova/multilingual-e5-small:q8:384". */
+	/** Recorded in every index built with it, e.g. "hash:v1:384" or "hf:Xenova/multilingual-e5-small:q8:mean+<prompts hash>:384". */
 	readonly id: string;
 	readonly dimension: number;
 	embed(texts: readonly string[], options: EmbedOptions): Promise<Float32Array[]>;

@@ -442,7 +442,7 @@ function quantize(vector: Float32Array): Int8Array {
 	return out;
 }
 
-/** Folder name for an embedder id: `hf:Xenova/multilingual-e5-small:q8:384` -> `hf_Xenova_multilingual-e5-small_q8_384`. */
+/** Folder name for an embedder id: `hash:v1:384` -> `hash_v1_384`, `hf:owner/model:q8:384` -> `hf_owner_model_q8_384`. */
 export function slug(embedderId: string): string {
 	return embedderId.replace(/[^A-Za-z0-9._@-]+/g, '_');
 }

@@ -1,38 +1,30 @@
 import {closeSync, existsSync, openSync, readFileSync, readSync, statSync} from 'node:fs';
 import path from 'node:path';
 import {shortHash} from '../util/hash.js';
-import type {EmbedOptions, EmbedRole, Embedder, EmbedderSpec} from './embedder.js';
+import type {EmbedOptions, Embedder, EmbedderSpec} from './embedder.js';
+import {type EmbeddingProfile, type Pooling, prefixFor, profileForFolder, profileForModelId, profileTag} from './embeddingProfile.js';
 
 type TransformersSpec = Exclude<EmbedderSpec, {kind: 'hash'}>;
-type Extractor = (texts: string[], options: {pooling: 'mean'; normalize: boolean}) => Promise<{data: ArrayLike<number>; dims: number[]}>;
+type Extractor = ((texts: string[], options: {pooling: Pooling; normalize: boolean}) => Promise<{data: ArrayLike<number>; dims: number[]}>) & {tokenizer?: {padding_side?: string}};
 
 /** Texts per forward pass: large enough to amortise the call, small enough to keep padding waste low. */
 const BATCH = 16;
 
-/**
- * Instruction prefixes of asymmetric retrievers. e5 models were trained with "query: " and
- * "passage: " and lose accuracy without them; other models get the text unchanged.
- */
-export function rolePrefix(model: string, role: EmbedRole): string {
-	if (/(^|\/)(multilingual-)?e5-/i.test(model)) return role === 'query' ? 'query: ' : 'passage: ';
-	return '';
-}
-
-/** A feature-extraction pipeline from @huggingface/transformers, mean-pooled and L2-normalised. */
+/** A feature-extraction pipeline from @huggingface/transformers, pooled per its profile and L2-normalised. */
 class TransformersEmbedder implements Embedder {
 	constructor(
 		readonly id: string,
 		readonly dimension: number,
-		private readonly model: string,
+		readonly profile: EmbeddingProfile,
 		private readonly extractor: Extractor,
 	) {}
 
 	async embed(texts: readonly string[], options: EmbedOptions): Promise<Float32Array[]> {
-		const prefix = rolePrefix(this.model, options.role);
+		const prefix = prefixFor(this.profile, options.role);
 		const out: Float32Array[] = [];
 		for (let start = 0; start < texts.length; start += BATCH) {
 			const batch = texts.slice(start, start + BATCH).map((text) => prefix + text);
-			const tensor = await this.extractor(batch, {pooling: 'mean', normalize: true});
+			const tensor = await this.extractor(batch, {pooling: this.profile.pooling, normalize: true});
 			const data = Float32Array.from(tensor.data);
 			for (let i = 0; i < batch.length; i++) out.push(data.slice(i * this.dimension, (i + 1) * this.dimension));
 		}
@@ -65,6 +57,7 @@ async function load(spec: TransformersSpec, options: {cacheDir?: string}): Promi
 	let modelId: string;
 	let dtype: string;
 	let idBase: string;
+	let profile: EmbeddingProfile;
 	if (spec.kind === 'local') {
 		if (!existsSync(path.join(spec.folder, 'config.json'))) throw new Error(`no config.json in ${spec.folder}`);
 		env.allowRemoteModels = false;
@@ -74,18 +67,22 @@ async function load(spec: TransformersSpec, options: {cacheDir?: string}): Promi
 		const fp32 = existsSync(path.join(spec.folder, 'onnx', 'model.onnx'));
 		dtype = fp32 ? 'fp32' : 'q8';
 		idBase = `local:${modelId}@${localFingerprint(spec.folder, fp32 ? 'model.onnx' : 'model_quantized.onnx')}`;
+		profile = profileForFolder(spec.folder);
 	} else {
 		env.allowRemoteModels = true;
 		if (options.cacheDir) env.cacheDir = options.cacheDir;
 		modelId = spec.model;
 		dtype = spec.dtype;
 		idBase = `hf:${spec.model}:${spec.dtype}`;
+		profile = profileForModelId(spec.model);
 	}
 	const pipe = (await transformers.pipeline('feature-extraction', modelId, {dtype: dtype as never})) as unknown as Extractor;
+	if (profile.padLeft && pipe.tokenizer) pipe.tokenizer.padding_side = 'left';
 	// One probe both proves the model runs and tells its output width.
-	const probe = await pipe(['dimension probe'], {pooling: 'mean', normalize: true});
+	const probe = await pipe(['dimension probe'], {pooling: profile.pooling, normalize: true});
 	const dimension = probe.dims[probe.dims.length - 1]!;
-	return new TransformersEmbedder(`${idBase}:${dimension}`, dimension, modelId, pipe);
+	const tag = profileTag(profile);
+	return new TransformersEmbedder(`${idBase}${tag ? `:${tag}` : ''}:${dimension}`, dimension, profile, pipe);
 }
 
 /**
