@@ -111,3 +111,42 @@ describe('sessions folder index', () => {
 		assert.equal(listed.sessions[0]!.path, path.join(moved, 'copy-000.json'));
 	});
 });
+
+describe('the sessions command: filters and limit', () => {
+	it('filters by status, region, persona and template prefix and tier, newest first, with a limit', async () => {
+		const {runCli} = await import('./helpers/cli.js');
+		const dir = path.join(fx.dir, 'sessions-filters');
+		mkdirSync(dir, {recursive: true});
+		const rows: Array<[string, string, string, string, Session['status']]> = [
+			['a', 'th-isan-a35-f', 'TH', 'culinary.dietary-rules.01', 'completed'],
+			['b', 'my-tamil-hindu-a55-f', 'MY', 'culinary.hosting.02', 'completed'],
+			['c', 'my-tamil-hindu-a18-m', 'MY', 'ritual.auspicious-timing.01', 'error'],
+			['d', 'my-malay-muslim-a35-f', 'MY', 'culinary.dietary-rules.02', 'running'],
+		];
+		rows.forEach(([id, personaId, region, templateId, status], i) => {
+			writeFileSync(path.join(dir, `${id}.json`), JSON.stringify({...base, id, status, createdAt: `2026-11-0${i + 1}T10:00:00.000Z`, persona: {...base.persona, id: personaId, region}, template: {...base.template, id: templateId}}));
+		});
+		const ids = async (...args: string[]) => {
+			const result = await runCli(['sessions', '--sessions-dir', dir, '--json', ...args], {env: fx.env, cwd: fx.dir});
+			assert.equal(result.code, 0, result.stderr);
+			return (JSON.parse(result.stdout) as Array<{id: string}>).map((row) => row.id);
+		};
+		assert.deepEqual(await ids(), ['d', 'c', 'b', 'a']);
+		assert.deepEqual(await ids('--region', 'my'), ['d', 'c', 'b']);
+		assert.deepEqual(await ids('--persona', 'my-tamil'), ['c', 'b']);
+		assert.deepEqual(await ids('--template', 'culinary.dietary-rules'), ['d', 'a']);
+		assert.deepEqual(await ids('--status', 'completed', '--region', 'MY'), ['b']);
+		assert.deepEqual(await ids('--tier', 'standard', '--limit', '2'), ['d', 'c']);
+		assert.deepEqual(await ids('--tier', 'normative'), []);
+
+		const text = await runCli(['sessions', '--sessions-dir', dir, '--limit', '1'], {env: fx.env, cwd: fx.dir});
+		assert.match(text.stderr, /showing the newest 1 of 4 matching sessions/);
+		const none = await runCli(['sessions', '--sessions-dir', dir, '--persona', 'jp-'], {env: fx.env, cwd: fx.dir});
+		assert.match(none.stdout, /None of the 4 sessions in .* match\./);
+		for (const [args, pattern] of [[['--status', 'done'], /Unknown status 'done'/], [['--region', 'XX'], /Unknown region 'XX'/], [['--tier', 'hard'], /Unknown tier 'hard'/], [['--limit', '-1'], /--limit must be a whole number/]] as const) {
+			const bad = await runCli(['sessions', '--sessions-dir', dir, ...args], {env: fx.env, cwd: fx.dir});
+			assert.equal(bad.code, 2, args.join(' '));
+			assert.match(bad.stderr, pattern);
+		}
+	});
+});

@@ -1,35 +1,50 @@
 import {readFileSync} from 'node:fs';
 import {sessionsDir} from '../app/runtime.js';
+import {SessionStatus} from '../domain/session.js';
+import type {SessionSummary} from '../domain/sessionSummary.js';
+import {REGION_CODES} from '../domain/universe.js';
 import {formatSession} from '../present/text.js';
 import {SessionStore} from '../store/sessionStore.js';
+import {tierFlag} from '../universe/seeds.js';
 import {UserError} from '../util/errors.js';
+import {unknownMessage} from '../util/suggest.js';
 import {renderTable} from '../util/table.js';
-import {type Command, type IO, write, writeJson} from './types.js';
+import {type Command, type Flags, type IO, write, writeJson} from './types.js';
 
 const fmt = (value: number | null) => (value === null ? '–' : value.toFixed(2));
 
 export const sessionsCommand: Command = {
 	name: 'sessions',
 	summary: 'List saved sessions (status, persona, template, tier, language, 3H, TDQ, clean, date)',
-	usage: 'sessions [--status S] [--sessions-dir DIR] [--json]',
+	usage: 'sessions [--status S] [--region R] [--persona P] [--template T] [--tier T] [--limit N] [--sessions-dir DIR] [--json]',
 	flags: {
 		status: {type: 'string', description: 'Only sessions with this status: running, awaiting_assistant, completed, error'},
+		region: {type: 'string', description: 'Only this region, e.g. KR'},
+		persona: {type: 'string', description: 'Only personas whose id starts with this, e.g. my-tamil or my-tamil-hindu-a55-f'},
+		template: {type: 'string', description: 'Only templates whose id starts with this, e.g. culinary or culinary.dietary-rules'},
+		tier: {type: 'string', description: 'standard, contextual or normative'},
+		limit: {type: 'number', description: 'At most this many, newest first (0 = all; default all)'},
 		sessionsDir: {type: 'string', description: 'Folder of session files (default ./sessions)'},
 		json: {type: 'boolean', description: 'Print JSON'},
 	},
 	async run({flags, io}) {
 		const store = new SessionStore(sessionsDir(flags, io));
+		const filter = sessionFilter(flags);
 		const {sessions, problems} = store.list();
-		const rows = typeof flags['status'] === 'string' ? sessions.filter((session) => session.status === flags['status']) : sessions;
+		const matching = sessions.filter((session) => matchesFilter(session, filter));
+		const limit = typeof flags['limit'] === 'number' ? flags['limit'] : 0;
+		if (!Number.isInteger(limit) || limit < 0) throw new UserError(`--limit must be a whole number of 0 or more, not ${String(flags['limit'])}.`);
+		const rows = limit > 0 ? matching.slice(0, limit) : matching;
 		for (const problem of problems) io.stderr.write(`cultureconverse: skipped ${problem.message}\n`);
 		if (flags['json']) {
 			writeJson(io, rows);
 			return 0;
 		}
 		if (rows.length === 0) {
-			write(io, `No sessions in ${store.dir}. Start one with \`cultureconverse run\` or the TUI.`);
+			write(io, sessions.length === 0 ? `No sessions in ${store.dir}. Start one with \`cultureconverse run\` or the TUI.` : `None of the ${sessions.length} sessions in ${store.dir} match.`);
 			return 0;
 		}
+		if (rows.length < matching.length) io.stderr.write(`cultureconverse: showing the newest ${rows.length} of ${matching.length} matching sessions\n`);
 		write(io, renderTable(rows, [
 			{header: 'ID', value: (s) => s.id},
 			{header: 'STATUS', value: (s) => s.errorFlag ?? s.status},
@@ -45,6 +60,28 @@ export const sessionsCommand: Command = {
 		return 0;
 	},
 };
+
+export type SessionFilter = {status?: SessionStatus; region?: string; persona?: string; template?: string; tier?: string};
+
+/** Filter flags, validated: an unknown status, region or tier is an error, never an empty list. */
+export function sessionFilter(flags: Flags): SessionFilter {
+	const text = (name: string) => (typeof flags[name] === 'string' ? (flags[name] as string) : undefined);
+	const status = text('status');
+	if (status !== undefined && !SessionStatus.safeParse(status).success) throw new UserError(unknownMessage('status', status, SessionStatus.options));
+	const region = text('region')?.toUpperCase();
+	if (region !== undefined && !(REGION_CODES as readonly string[]).includes(region)) throw new UserError(unknownMessage('region', region, REGION_CODES));
+	return {status: status as SessionStatus | undefined, region, persona: text('persona'), template: text('template'), tier: tierFlag(flags['tier'])};
+}
+
+export function matchesFilter(session: SessionSummary, filter: SessionFilter): boolean {
+	return (
+		(!filter.status || session.status === filter.status) &&
+		(!filter.region || session.region === filter.region) &&
+		(!filter.persona || session.personaId.startsWith(filter.persona)) &&
+		(!filter.template || session.templateId.startsWith(filter.template)) &&
+		(!filter.tier || session.tier === filter.tier)
+	);
+}
 
 /** `replay <id> --print`: the transcript with all three partitions, for non-terminals (the TUI handles the rest). */
 export async function printSession(io: IO, flags: Record<string, unknown>, idOrPath: string | undefined): Promise<number> {

@@ -1,20 +1,27 @@
 import type {BlueprintAudit, BlueprintDraft} from '../domain/blueprint.js';
 import type {EvidenceHit} from '../domain/kb.js';
+import type {Persona} from '../domain/universe.js';
 import type {BlueprintAuditMockInput, BlueprintMockInput} from '../pipeline/blueprint.js';
 import {fillSlots} from '../universe/templates.js';
 import {phrases} from './phrasebook.js';
 import {askAsRequest, contentWords, firstPerson, lowerFirst, pick, stripEnd} from './text.js';
 
-/** Everyday fillers by the words in a slot's name, so offline blueprints read naturally. */
+/**
+ * Everyday fillers by the words in a slot's name, so offline blueprints read naturally. Order
+ * matters: the first pattern that matches wins (SENIOR_COLLEAGUE_TITLE is a work title, not kin).
+ */
 const FILLERS: ReadonlyArray<[RegExp, readonly string[]]> = [
 	[/LENGTH|DURATION|PERIOD_OF|HOW_LONG/, ['two weeks', 'ten days', 'a month']],
 	[/TIME_LIMIT|TIME_LEFT|DUE|TIMING|CARE_PERIOD/, ['within three days', 'in about two weeks', 'before the end of the month']],
 	[/DATE|DAY|DEADLINE|WHEN/, ['the first weekend of next month', 'next Saturday', 'the end of the month']],
 	[/BUDGET|AMOUNT|PRICE|COST|SUM/, ['a modest budget', 'about half of one month\'s pay', 'a tight budget']],
 	[/COUNT|SIZE|NUMBER|GUESTS_N/, ['about twenty people', 'a dozen people', 'forty guests']],
+	[/(BOSS|MANAGER|SENIOR|COLLEAGUE|SUPERVISOR)_?(TITLE|TERM)?/, ['my team leader', 'the department head', 'a senior colleague']],
+	[/RELIGIOUS_LEADER|OFFICIANT/, ['the officiant at our place of worship', 'the religious teacher our family knows']],
+	[/TEAM_EVENT|WORK_EVENT|OFFICE_EVENT/, ['a year-end team dinner', 'a team lunch', 'the office anniversary party']],
+	[/CATERER|RESTAURANT|VENDOR|SHOP|STORE/, ['a catering company near the office', 'a popular restaurant nearby', 'the usual lunch caterer']],
 	[/TERM|TITLE|ADDRESS/, ['the aunt on my mother\'s side', 'my eldest uncle', 'my grandmother']],
 	[/ELDER|PARENT|GRAND|IN_LAW|RELATIVE|KIN|FAMILY/, ['my mother-in-law', 'my grandmother', 'my eldest uncle']],
-	[/COLLEAGUE|BOSS|MANAGER|SUPERVISOR|SENIOR/, ['my team leader', 'the department head', 'a senior colleague']],
 	[/FRIEND|NEIGHBOU?R/, ['my neighbour', 'an old school friend', 'the family next door']],
 	[/VENUE|PLACE|LOCATION|HALL|DESTINATION|TOWN|CITY/, ['the family home', 'a community hall nearby', 'my hometown']],
 	[/EVENT|OCCASION|GATHERING|CELEBRATION|CEREMONY/, ['a family gathering', 'a small celebration at home', 'an office party']],
@@ -23,6 +30,35 @@ const FILLERS: ReadonlyArray<[RegExp, readonly string[]]> = [
 
 function filler(name: string, key: string): string | undefined {
 	for (const [pattern, options] of FILLERS) if (pattern.test(name)) return pick(options, key);
+	return undefined;
+}
+
+/** Food rules and faith as the persona's own religion tag suggests, for the slots that ask for them. */
+const FOOD_RULES: ReadonlyArray<[string, string]> = [
+	['islam', 'halal food rules'],
+	['sunni-shafii', 'halal food rules'],
+	['hinduism', 'a no-beef rule'],
+	['buddhism', 'a vegetarian diet on the first and fifteenth of the lunar month'],
+	['theravada', 'no meat on Buddhist holy days'],
+	['tibetan-buddhism', 'a vegetarian diet on holy days'],
+	['catholicism', 'no meat on Fridays in Lent'],
+	['iglesia-ni-cristo', 'a rule against eating blood'],
+	['evangelical', 'no alcohol'],
+	['taoism', 'a vegetarian diet on festival days'],
+];
+const FAITH_NAMES: Readonly<Record<string, string>> = {
+	islam: 'Islam', 'sunni-shafii': 'Islam', hinduism: 'Hinduism', buddhism: 'Buddhism', theravada: 'Theravada Buddhism', 'tibetan-buddhism': 'Tibetan Buddhism',
+	catholicism: 'the Catholic faith', christianity: 'Christianity', protestantism: 'the Protestant church', evangelical: 'an evangelical church', 'iglesia-ni-cristo': 'Iglesia ni Cristo',
+	taoism: 'Taoist practice', confucianism: 'Confucian family rites', 'ancestor-worship': 'ancestor veneration', shinto: 'Shinto', shamanism: 'shamanic tradition', kejawen: 'Kejawen', folk: 'folk religion', secular: 'no particular faith',
+};
+
+function personaValue(slotName: string, persona: Persona): string | undefined {
+	const religions = persona.tags.filter((tag) => tag.startsWith('religion:')).map((tag) => tag.slice('religion:'.length));
+	if (/DIET(ARY)?_(RULE|OR_RITUAL_NEED)|FOOD_RULE/.test(slotName)) {
+		const rule = FOOD_RULES.find(([religion]) => religions.includes(religion));
+		return rule ? rule[1] : 'a mostly vegetarian diet';
+	}
+	if (/^FAITH(_A)?$|^MY_FAITH$/.test(slotName) && religions[0]) return FAITH_NAMES[religions[0]];
 	return undefined;
 }
 
@@ -53,7 +89,7 @@ export function mockBlueprint(input: unknown): BlueprintDraft {
 	const {context} = input as BlueprintMockInput;
 	const {persona, template, evidence, seed} = context;
 	const used = new Set<string>();
-	const values = Object.fromEntries(template.slots.map((slot) => [slot.name, slotValue(slot, evidence.cultural, template.domain, `${seed.id}:${slot.name}`, used)]));
+	const values = Object.fromEntries(template.slots.map((slot) => [slot.name, personaValue(slot.name, persona) ?? slotValue(slot, evidence.cultural, template.domain, `${seed.id}:${slot.name}`, used)]));
 	// "a {{EVENT}}" filled with "a family gathering" must not read "a a family gathering".
 	const tidy = (text: string) => text.replace(/\b(?:a|an|the) ((?:a|an|the|my|our|his|her|their) )/gi, '$1');
 	const situation = tidy(fillSlots(template.sketch, values));

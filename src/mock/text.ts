@@ -37,10 +37,29 @@ export function firstPerson(text: string): string {
 		.replace(/\bTheir\b/g, 'My')
 		.replace(/\bthemselves\b/g, 'myself')
 		.replace(/\bthem\b/g, 'me')
-		.replace(/\bI (\w+)s\b/g, (whole, verb: string) => (['is', 'was', 'has', 'does'].includes(`${verb}s`) ? whole : `I ${verb}`))
-		.replace(/\bI is\b/g, 'I am')
-		.replace(/\bI has\b/g, 'I have')
-		.replace(/\bI does\b/g, 'I do');
+		.replace(/\bI (\w+?)(e?s)\b/g, (whole, stem: string, ending: string) => `I ${agree(stem, ending)}`)
+		.replace(/[^.!?]+[.!?]*/g, coordinatedVerbs);
+}
+
+/** Words after which "and <verb>s" is a verb taking an object or clause, not a plural noun ending a list. */
+const OBJECT_START = '(?:that|to|a|an|the|several|some|it|my|our|this|these|what|how|whether|if|about|on|for|with)';
+
+/** In a sentence whose subject is I, "I follow X and suspects that" -> "... and suspect that". */
+function coordinatedVerbs(sentence: string): string {
+	if (!/^\s*I\b/.test(sentence)) return sentence;
+	return sentence.replace(new RegExp(`\\band (\\w+?)(e?s) (?=${OBJECT_START}\\b)`, 'g'), (_whole, stem: string, ending: string) => `and ${agree(stem, ending)} `);
+}
+
+const IRREGULAR: Readonly<Record<string, string>> = {is: 'am', has: 'have', does: 'do', was: 'was', always: 'always', perhaps: 'perhaps', sometimes: 'sometimes', thus: 'thus', less: 'less', unless: 'unless'};
+
+/** The first-person form of a third-person verb: suspects -> suspect, worries -> worry, wishes -> wish. */
+function agree(stem: string, ending: string): string {
+	const word = stem + ending;
+	if (IRREGULAR[word]) return IRREGULAR[word];
+	if (word.endsWith('ss') || stem.length < 2) return word;
+	if (ending === 'es' && /(?:sh|ch|ss|x|z|o)$/.test(stem)) return stem;
+	if (ending === 'es' && stem.endsWith('i')) return `${stem.slice(0, -1)}y`;
+	return ending === 'es' ? `${stem}e` : stem;
 }
 
 /** "They ask for tactful wording to ..." -> "Could you help me with tactful wording to ...?" */

@@ -64,7 +64,7 @@ export function OptionsScreen({services, persona, template, width, starting, err
 			}
 		}
 	};
-	const label = (item: OptionRow) => (item.kind === 'enum' ? item.field : item.kind === 'model' ? `${item.role} model` : '▶ start episode');
+	const label = (item: OptionRow) => (item.kind === 'enum' ? item.field : item.kind === 'model' ? `${item.role} model` : 'start episode');
 	return (
 		<Box flexDirection="column" width={width}>
 			<Text bold color="cyan" wrap="truncate-end">
