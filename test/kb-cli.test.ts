@@ -64,7 +64,7 @@ describe('cli: kb', () => {
 		const taboo = parseJson<EvidenceHit[]>((await runCli(['kb', 'search', 'serving pork', '--category', 'culinary', '--json'], {env})).stdout);
 		assert.ok(taboo.length > 0 && taboo.every((hit) => hit.kind === 'taboo' && hit.domain === 'culinary'));
 		const plain = await runCli(['kb', 'search', 'Songkran water festival', '--region', 'TH', '--kind', 'cultural'], {env});
-		assert.match(plain.stdout, /^RANK\s+SCORE\s+KIND\s+ID/m);
+		assert.match(plain.stdout, /^RANK\s+SCORE\s+COSINE\s+KIND\s+ID/m);
 		assert.match(plain.stdout, /cul-th-017/);
 	});
 

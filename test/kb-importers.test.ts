@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import {cpSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync} from 'node:fs';
+import {mkdirSync, readFileSync, readdirSync, statSync, writeFileSync} from 'node:fs';
 import path from 'node:path';
 import {describe, it} from 'node:test';
 import {TabooEntry} from '../src/domain/kb.js';
@@ -9,18 +9,11 @@ import {normadCategory, statesAvoidance} from '../src/kb/importers/normad.js';
 import {chunkText, inferRegions, titleSlug} from '../src/kb/importers/wikipedia.js';
 import {KnowledgeBase} from '../src/kb/knowledgeBase.js';
 import {loadUniverse} from '../src/universe/load.js';
-import {tempDir} from './helpers/tmp.js';
+import {importLocation, tempDir} from './helpers/tmp.js';
 
 const universe = loadUniverse();
 const NORMAD = path.resolve(import.meta.dirname, 'fixtures/normad/normad_sample.csv');
-const EVAL_DIR = path.resolve(import.meta.dirname, 'fixtures/kb-eval');
 
-function location(): {shippedDir: string; userDir: string} {
-	const root = tempDir('cc-kb-import-');
-	const shippedDir = path.join(root, 'kb');
-	cpSync(EVAL_DIR, shippedDir, {recursive: true});
-	return {shippedDir, userDir: path.join(root, 'home', 'kb')};
-}
 
 /** Every path under a folder with its size and modification time, to prove nothing there was touched. */
 const snapshot = (dir: string) => readdirSync(dir, {recursive: true}).map(String).sort().map((name) => {
@@ -45,7 +38,7 @@ describe('kb import: CSV reader', () => {
 
 describe('kb import: NormAd-Eti', () => {
 	it('imports the rows of our regions as taboo entries, reports per-region counts and every bad row with file:line', () => {
-		const loc = location();
+		const loc = importLocation();
 		const before = snapshot(loc.shippedDir);
 		const summary = importKb({file: NORMAD, format: 'normad', location: loc, universe});
 		assert.equal(summary.kind, 'taboo');
@@ -78,7 +71,7 @@ describe('kb import: NormAd-Eti', () => {
 	});
 
 	it('writes nothing in a dry run', () => {
-		const loc = location();
+		const loc = importLocation();
 		const summary = importKb({file: NORMAD, format: 'normad', location: loc, dryRun: true});
 		assert.equal(summary.imported, 8);
 		assert.throws(() => readdirSync(loc.userDir), /ENOENT/);
@@ -95,7 +88,7 @@ describe('kb import: NormAd-Eti', () => {
 	});
 
 	it('re-importing replaces the earlier import instead of clashing with its own ids, and the KB picks it up', async () => {
-		const loc = location();
+		const loc = importLocation();
 		importKb({file: NORMAD, format: 'normad', location: loc, universe});
 		const again = importKb({file: NORMAD, format: 'normad', location: loc, universe});
 		assert.equal(again.imported, 8);
@@ -108,7 +101,7 @@ describe('kb import: NormAd-Eti', () => {
 	});
 
 	it('refuses a CSV without the NormAd columns and a kind other than taboo', () => {
-		const loc = location();
+		const loc = importLocation();
 		const file = path.join(path.dirname(loc.userDir), 'other.csv');
 		mkdirSync(path.dirname(file), {recursive: true});
 		writeFileSync(file, 'ID,Country,Story\n1,japan,x\n');
@@ -135,7 +128,7 @@ describe('kb import: Wikipedia JSONL', () => {
 	};
 
 	it('chunks articles into passages tagged with regions, domain and provenance', () => {
-		const loc = location();
+		const loc = importLocation();
 		mkdirSync(path.dirname(loc.userDir), {recursive: true});
 		const summary = importKb({file: writeArticles(path.dirname(loc.userDir)), format: 'wikipedia', location: loc, universe});
 		assert.equal(summary.kind, 'cultural');
@@ -158,7 +151,7 @@ describe('kb import: Wikipedia JSONL', () => {
 	});
 
 	it('takes regions and domain from the options when given', () => {
-		const loc = location();
+		const loc = importLocation();
 		mkdirSync(path.dirname(loc.userDir), {recursive: true});
 		const summary = importKb({file: writeArticles(path.dirname(loc.userDir)), format: 'wikipedia', location: loc, regions: ['SG'], domain: 'lifestyle', name: 'forced'});
 		assert.equal(summary.output, path.join(loc.userDir, 'cultural', 'forced.jsonl'));
@@ -180,7 +173,7 @@ describe('kb import: Wikipedia JSONL', () => {
 
 describe('kb import: JSONL', () => {
 	it('validates entries, keeps where they came from, and rejects ids already in the KB', () => {
-		const loc = location();
+		const loc = importLocation();
 		const dir = path.dirname(loc.userDir);
 		mkdirSync(dir, {recursive: true});
 		const good = {id: 'user-sg-001', region: 'SG', identities: ['sg-malay-muslim'], category: 'culinary', action: 'Bringing food of unknown origin to a Malay Muslim colleague\'s home', explanation: 'Hosts keep a halal kitchen and cannot serve it.', severity: 'high', source: 'curated'};

@@ -24,7 +24,7 @@ export const kbCommand: Command = {
 	name: 'kb',
 	summary: 'Knowledge bases: import, build indexes, search, stats, and the evidence of a seed',
 	usage: [
-		'kb import FILE --format jsonl|normad|wikipedia [--kind cultural|taboo] [--name N] [--region R,R] [--domain D] [--dry-run] [--json]',
+		'kb import FILE --format jsonl|normad|wikipedia|blend [--kind cultural|taboo] [--name N] [--region R,R] [--domain D] [--questions CSV] [--dry-run] [--json]',
 		'kb build [--kind K] [--region R] [--force] [--embedder E] [--json]',
 		'kb search "query" [--region R] [--kind cultural|taboo] [--category C] [--domain D] [--tag T] [--persona ID] [--k N] [--mode dense|hybrid] [--json]',
 		'kb stats [--json]',
@@ -32,7 +32,8 @@ export const kbCommand: Command = {
 	].join('\n    $ cultureconverse '),
 	flags: {
 		kind: {type: 'string', description: 'cultural or taboo'},
-		format: {type: 'string', description: 'import: jsonl, normad (NormAd-Eti CSV) or wikipedia (JSONL of {title, text, url, categories})'},
+		format: {type: 'string', description: 'import: jsonl, normad (NormAd-Eti CSV), wikipedia (JSONL of {title, text, url, categories}) or blend (BLEnD <Region>_data.json)'},
+		questions: {type: 'string', description: 'import --format blend: the questions CSV with each question\'s Topic (default: ../questions/<Region>_questions.csv next to the file)'},
 		name: {type: 'string', description: 'import: name of the user KB file to write (re-importing under one name replaces it)'},
 		region: {type: 'string', description: 'Region code (BN CN ID JP KR MY PH SG TH VN); import: comma-separated regions for every article'},
 		domain: {type: 'string', description: 'Domain id, e.g. culinary'},
@@ -85,7 +86,7 @@ function openKb(context: CommandContext): Promise<KnowledgeBase> {
 async function runImport(context: CommandContext): Promise<number> {
 	const {args, flags, io, universe} = context;
 	const file = args[1];
-	if (!file) throw new UserError('Usage: cultureconverse kb import FILE --format jsonl|normad|wikipedia [--kind cultural|taboo]');
+	if (!file) throw new UserError(`Usage: cultureconverse kb import FILE --format ${IMPORT_FORMATS.join('|')} [--kind cultural|taboo]`);
 	const format = stringFlag(flags, 'format');
 	if (!format) throw new UserError(`kb import needs --format: one of ${IMPORT_FORMATS.join(', ')}.`);
 	if (!IMPORT_FORMATS.includes(format as ImportFormat)) throw new UserError(unknownMessage('import format', format, IMPORT_FORMATS));
@@ -98,6 +99,7 @@ async function runImport(context: CommandContext): Promise<number> {
 		name: stringFlag(flags, 'name'),
 		regions: stringFlag(flags, 'region') ? stringFlag(flags, 'region')!.split(',').map((region) => regionFlag(region.trim())) : undefined,
 		domain: domainFlag(stringFlag(flags, 'domain')),
+		questionsFile: stringFlag(flags, 'questions') ? path.resolve(io.cwd, stringFlag(flags, 'questions')!) : undefined,
 		universe: universe(),
 		dryRun: Boolean(flags['dryRun']),
 	});
@@ -166,14 +168,16 @@ async function runSearch(context: CommandContext): Promise<number> {
 	const kinds = kind ? [kind] : KB_KINDS;
 	const hits: EvidenceHit[] = [];
 	for (const one of kinds) hits.push(...(await kb.search(query, {kind: one, topK: k, filter, persona, mode: mode as SearchMode | undefined})));
-	// Both kinds share one embedder and one cosine scale, so their hits merge by score.
-	const merged = hits.sort((a, b) => b.score - a.score).slice(0, k).map((hit, index) => ({...hit, rank: index + 1}));
+	// Within a kind, hybrid scores are rank fusions (each kind's best reads ~1.0 however weak it is),
+	// so two kinds are merged on the scale they share: cosine similarity to the query.
+	const key = (hit: EvidenceHit) => (kinds.length > 1 ? hit.similarity : hit.score);
+	const merged = hits.sort((a, b) => key(b) - key(a)).slice(0, k).map((hit, index) => ({...hit, rank: index + 1}));
 	if (flags['json']) {
 		writeJson(io, merged);
 		return ExitCode.ok;
 	}
 	write(io, hitsTable(merged));
-	write(io, `${merged.length} hit(s) for "${truncate(query, 60)}" (embedder ${kb.embedderId})`);
+	write(io, `${merged.length} hit(s) for "${truncate(query, 60)}" (embedder ${kb.embedderId}${kinds.length > 1 ? '; cultural and taboo merged by cosine similarity' : ''})`);
 	return ExitCode.ok;
 }
 
@@ -182,6 +186,7 @@ function hitsTable(hits: readonly EvidenceHit[]): string {
 	return renderTable(hits, [
 		{header: 'RANK', value: (hit) => hit.rank, align: 'right'},
 		{header: 'SCORE', value: (hit) => hit.score.toFixed(3), align: 'right'},
+		{header: 'COSINE', value: (hit) => hit.similarity.toFixed(3), align: 'right'},
 		{header: 'KIND', value: (hit) => hit.kind},
 		{header: 'ID', value: (hit) => hit.id},
 		{header: 'REGION', value: (hit) => hit.regions.join(',')},

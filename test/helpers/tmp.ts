@@ -16,3 +16,11 @@ export function copyKb(): string {
 	cpSync(path.resolve(import.meta.dirname, '../../kb'), path.join(dir, 'kb'), {recursive: true});
 	return path.join(dir, 'kb');
 }
+
+/** A small shipped KB (the labelled eval fixture) and an empty user KB folder, for import tests. */
+export function importLocation(prefix = 'cc-kb-import-'): {shippedDir: string; userDir: string} {
+	const root = tempDir(prefix);
+	const shippedDir = path.join(root, 'kb');
+	cpSync(path.resolve(import.meta.dirname, '../fixtures/kb-eval'), shippedDir, {recursive: true});
+	return {shippedDir, userDir: path.join(root, 'home', 'kb')};
+}

@@ -6,22 +6,25 @@ import {type DomainId, REGION_CODES, type RegionCode} from '../../domain/univers
 import type {Universe} from '../../universe/load.js';
 import {UserError, zodProblems} from '../../util/errors.js';
 import {crossCheck, entryRegions, type KbKind, type KbLocation, listSourceFiles} from '../sources.js';
+import {convertBlend} from './blend.js';
 import {convertNormad} from './normad.js';
 import type {Conversion, Converted, ImportedEntry, Skip, SkipKind} from './types.js';
 import {convertWikipedia} from './wikipedia.js';
 
-export type ImportFormat = 'jsonl' | 'normad' | 'wikipedia';
-export const IMPORT_FORMATS: readonly ImportFormat[] = ['jsonl', 'normad', 'wikipedia'];
+export type ImportFormat = 'jsonl' | 'normad' | 'wikipedia' | 'blend';
+export const IMPORT_FORMATS: readonly ImportFormat[] = ['jsonl', 'normad', 'wikipedia', 'blend'];
 
 export type ImportOptions = {
 	file: string;
 	format: ImportFormat;
-	/** @default "taboo" for normad, "cultural" for wikipedia; required for jsonl */
+	/** @default "taboo" for normad, "cultural" for wikipedia and blend; required for jsonl */
 	kind?: KbKind;
 	location: KbLocation;
 	/** Output name under <userDir>/<kind>/; re-importing under the same name replaces that file. @default "<format>-<file name>" */
 	name?: string;
-	/** wikipedia: regions for every article instead of inferring them. */
+	/** blend: the questions CSV holding each question's Topic (default: the dataset's own, found next to the file). */
+	questionsFile?: string;
+	/** wikipedia, blend: regions for every entry instead of inferring them. */
 	regions?: readonly RegionCode[];
 	/** wikipedia: domain for every article instead of inferring it. */
 	domain?: DomainId;
@@ -61,9 +64,17 @@ export function importKb(options: ImportOptions): ImportSummary {
 	const text = readFileSync(options.file, 'utf8');
 	const shown = options.file;
 	const conversion: Conversion =
-		options.format === 'normad' ? convertNormad(text, shown) : options.format === 'wikipedia' ? convertWikipedia(text, shown, {regions: options.regions, domain: options.domain}) : convertJsonl(text, shown);
+		options.format === 'normad'
+			? convertNormad(text, shown)
+			: options.format === 'wikipedia'
+				? convertWikipedia(text, shown, {regions: options.regions, domain: options.domain})
+				: options.format === 'blend'
+					? convertBlend(text, shown, {regions: options.regions, questionsFile: options.questionsFile})
+					: convertJsonl(text, shown);
 
-	const name = safeName(options.name ?? `${options.format}-${path.basename(options.file).replace(/\.[^.]+$/, '')}`);
+	const stem = path.basename(options.file).replace(/\.[^.]+$/, '');
+	// BLEnD files are all "<Region>_data.json": the region alone names the import.
+	const name = safeName(options.name ?? `${options.format}-${options.format === 'blend' ? stem.replace(/_data$/, '') : stem}`);
 	const output = path.join(options.location.userDir, kind, `${name}.jsonl`);
 	const existing = existingIds(options.location, kind, output);
 	const schema = kind === 'cultural' ? CulturalEntry : TabooEntry;
@@ -129,8 +140,8 @@ function resolveKind(format: ImportFormat, kind: KbKind | undefined): KbKind {
 		if (kind && kind !== 'taboo') throw new UserError('--format normad imports taboo entries only; drop --kind or pass --kind taboo.');
 		return 'taboo';
 	}
-	if (format === 'wikipedia') {
-		if (kind && kind !== 'cultural') throw new UserError('--format wikipedia imports cultural passages only; drop --kind or pass --kind cultural.');
+	if (format === 'wikipedia' || format === 'blend') {
+		if (kind && kind !== 'cultural') throw new UserError(`--format ${format} imports cultural passages only; drop --kind or pass --kind cultural.`);
 		return 'cultural';
 	}
 	if (!kind) throw new UserError('--format jsonl needs --kind cultural or --kind taboo.');
