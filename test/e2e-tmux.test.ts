@@ -46,11 +46,18 @@ function pane(screen: string, id: PaneId): string {
 const statusLine = (screen: string) => screen.split('\n').find((line) => line.includes(' │ turn ')) ?? '';
 const idleAt = (screen: string, step: number) => statusLine(screen).includes(`│ step ${step} │`) && /next: |your reply as the assistant|✓ done|✗ /.test(statusLine(screen));
 
+/**
+ * Polls the terminal until `check` holds on two identical captures in a row: tmux can be captured
+ * while Ink is still writing a frame, and a half-written frame may already pass a check on its first
+ * lines (the status line) while the panes below are not drawn yet.
+ */
 async function waitForScreen(check: (screen: string) => boolean, what: string, timeoutMs = 30_000): Promise<string> {
 	const deadline = Date.now() + timeoutMs;
+	let previous = '';
 	for (;;) {
 		const screen = capture();
-		if (check(screen)) return screen;
+		if (check(screen) && screen === previous) return screen;
+		previous = screen;
 		if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; the screen:\n${screen}`);
 		await new Promise((resolve) => setTimeout(resolve, 50));
 	}
