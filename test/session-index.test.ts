@@ -143,6 +143,12 @@ describe('the sessions command: filters and limit', () => {
 		assert.match(text.stderr, /showing the newest 1 of 4 matching sessions/);
 		const none = await runCli(['sessions', '--sessions-dir', dir, '--persona', 'jp-'], {env: fx.env, cwd: fx.dir});
 		assert.match(none.stdout, /None of the 4 sessions in .* match\./);
+		const file = path.join(dir, 'a.json');
+		for (const command of [['sessions'], ['run', '--seed', 'th-isan-a35-f:culinary.dietary-rules.01']]) {
+			const notFolder = await runCli([...command, '--sessions-dir', file], {env: fx.env, cwd: fx.dir});
+			assert.equal(notFolder.code, 2);
+			assert.match(notFolder.stderr, /The sessions folder .*a\.json is a file, not a folder/);
+		}
 		for (const [args, pattern] of [[['--status', 'done'], /Unknown status 'done'/], [['--region', 'XX'], /Unknown region 'XX'/], [['--tier', 'hard'], /Unknown tier 'hard'/], [['--limit', '-1'], /--limit must be a whole number/]] as const) {
 			const bad = await runCli(['sessions', '--sessions-dir', dir, ...args], {env: fx.env, cwd: fx.dir});
 			assert.equal(bad.code, 2, args.join(' '));

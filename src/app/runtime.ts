@@ -1,3 +1,4 @@
+import {existsSync, statSync} from 'node:fs';
 import path from 'node:path';
 import type {Flags, FlagSpec, IO} from '../commands/types.js';
 import type {EvidenceSource} from '../episode/engine.js';
@@ -7,6 +8,7 @@ import type {ModelGateway} from '../llm/types.js';
 import {registerMocks} from '../mock/index.js';
 import {SessionStore} from '../store/sessionStore.js';
 import type {Universe} from '../universe/load.js';
+import {UserError} from '../util/errors.js';
 import {workspaceDir} from '../util/paths.js';
 import {createEvidenceSource} from '../kb/evidenceSource.js';
 
@@ -30,7 +32,10 @@ export type Runtime = {
 
 export function sessionsDir(flags: Flags, io: Pick<IO, 'cwd' | 'env'>): string {
 	const flag = flags['sessionsDir'];
-	return path.resolve(io.cwd, typeof flag === 'string' ? flag : io.env['CULTURECONVERSE_SESSIONS_DIR'] ?? 'sessions');
+	const dir = path.resolve(io.cwd, typeof flag === 'string' ? flag : io.env['CULTURECONVERSE_SESSIONS_DIR'] ?? 'sessions');
+	// Caught here, before an episode runs, rather than as a failed save after its first model call.
+	if (existsSync(dir) && !statSync(dir).isDirectory()) throw new UserError(`The sessions folder ${dir} is a file, not a folder (--sessions-dir or CULTURECONVERSE_SESSIONS_DIR).`);
+	return dir;
 }
 
 export function createRuntime(input: {flags: Flags; io: IO; universe: Universe}): Runtime {
