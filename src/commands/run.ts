@@ -45,10 +45,12 @@ export const runCommand: Command = {
 		let bound: ((event: EngineEvent) => void) | undefined;
 		const early: EngineEvent[] = [];
 		const listener = (event: EngineEvent) => (bound ? bound(event) : early.push(event));
+		// Bad flags are reported before anything else is said about the run.
+		const fresh = typeof flags['resume'] === 'string' ? null : {seed: seedFromFlags(runtime, flags), options: episodeOptionsFromFlags(flags)};
 		if (mode === 'text' && runtime.settings.offline) io.stderr.write(chalk.yellow('Offline mock provider: no model endpoint is configured (set OPENAI_BASE_URL / OPENAI_API_KEY). Output is deterministic filler, not a measurement.\n'));
-		const engine = typeof flags['resume'] === 'string'
-			? await resumeEpisode(runtime, flags['resume'], {allowModelChange: Boolean(flags['allowModelChange'])}, listener)
-			: await startEpisode(runtime, seedFromFlags(runtime, flags), episodeOptionsFromFlags(flags), listener);
+		const engine = fresh
+			? await startEpisode(runtime, fresh.seed, fresh.options, listener)
+			: await resumeEpisode(runtime, flags['resume'] as string, {allowModelChange: Boolean(flags['allowModelChange'])}, listener);
 		bound = listenerFor(mode, io, engine);
 		for (const event of early.splice(0)) bound(event);
 		if (flags['retry'] && !(await engine.retryAfterError()) && mode === 'text') io.stderr.write(`Session ${engine.session.id} has no error to retry (status ${engine.session.status}).\n`);
