@@ -1,3 +1,4 @@
+import {batchCommand} from './batch.js';
 import {domainsCommand} from './domains.js';
 import {kbCommand} from './kb.js';
 import {personasCommand} from './personas.js';
@@ -15,6 +16,7 @@ import type {Command} from './types.js';
 /** Every command of the binary, in the order the help screen lists them. */
 export const commands: readonly Command[] = [
 	runCommand,
+	batchCommand,
 	tuiCommand,
 	replayCommand,
 	sessionsCommand,

@@ -6,7 +6,7 @@ import {renderTable} from '../util/table.js';
 import {showTemplate} from './templates.js';
 import {type Command, type Flags, write, writeJson} from './types.js';
 
-const filterFlags = {
+export const filterFlags = {
 	split: {type: 'string', description: 'train or test'},
 	tier: {type: 'string', description: 'standard, contextual or normative'},
 	region: {type: 'string', description: 'Region code, e.g. MY'},

@@ -5,7 +5,7 @@ import type {IO} from '../../src/commands/types.js';
 export type CliResult = {code: number; stdout: string; stderr: string};
 
 /** Runs the CLI in-process with captured streams; env defaults keep tests offline and out of the repo. */
-export async function runCli(argv: string[], options: {env?: NodeJS.ProcessEnv; cwd?: string; stdin?: string; tty?: boolean; main?: MainOptions} = {}): Promise<CliResult> {
+export async function runCli(argv: string[], options: {env?: NodeJS.ProcessEnv; cwd?: string; stdin?: string; tty?: boolean; main?: MainOptions; signal?: AbortSignal} = {}): Promise<CliResult> {
 	const stdout = new PassThrough() as PassThrough & {isTTY?: boolean; columns?: number};
 	const stderr = new PassThrough();
 	const stdin = new PassThrough() as PassThrough & {isTTY?: boolean};
@@ -21,7 +21,7 @@ export async function runCli(argv: string[], options: {env?: NodeJS.ProcessEnv; 
 	// A non-terminal stdin with nothing to say is an ended stream, as when a command is piped.
 	if (options.stdin !== undefined) stdin.end(options.stdin);
 	else if (!options.tty) stdin.end();
-	const io: IO = {stdout, stderr, stdin, env: {...testEnv(), ...options.env}, cwd: options.cwd ?? process.cwd()};
+	const io: IO = {stdout, stderr, stdin, env: {...testEnv(), ...options.env}, cwd: options.cwd ?? process.cwd(), signal: options.signal};
 	const code = await main(argv, io, options.main);
 	await new Promise((resolve) => setImmediate(resolve));
 	return {code, stdout: out, stderr: err};

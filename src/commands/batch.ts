@@ -1,0 +1,324 @@
+import path from 'node:path';
+import chalk from 'chalk';
+import {episodeOptionsFromFlags} from '../app/episodes.js';
+import {createRuntime, type Runtime, runtimeFlags, sessionsDir} from '../app/runtime.js';
+import {checkBatchName, planItems, selectSeeds} from '../batch/plan.js';
+import {type BatchEvent, itemsToRun, runBatch} from '../batch/runner.js';
+import {type BatchSummary, summarizeBatch} from '../batch/summary.js';
+import {type BatchEpisodeConfig, BatchManifest, type BatchSelection} from '../domain/batch.js';
+import {registerSchema} from '../domain/registry.js';
+import {type CallRecord, ModelRole} from '../domain/session.js';
+import {estimateCost} from '../llm/pricing.js';
+import {summarizeCalls} from '../llm/usage.js';
+import {BatchStore} from '../store/batchStore.js';
+import {SeedSpace} from '../universe/seeds.js';
+import {ExitCode, UserError} from '../util/errors.js';
+import {unknownMessage} from '../util/suggest.js';
+import {renderTable} from '../util/table.js';
+import {episodeFlags} from './run.js';
+import {filterFlags, seedFilter} from './seeds.js';
+import {type Command, type CommandContext, type Flags, type FlagSpec, type IO, write, writeJson} from './types.js';
+
+const withoutDefault = ({default: _default, ...spec}: FlagSpec): FlagSpec => spec;
+
+registerSchema('batch', BatchManifest, 'a batch manifest (sessions/batches/<name>.json): the plan and where each item stands');
+
+const SELECTION_FLAGS = [...Object.keys(filterFlags), 'seedFile', 'sample', 'sampleSeed', 'trials'] as const;
+const EPISODE_FLAGS = ['lang', 'mode', 'judgeMode', 'maxTurns'] as const;
+
+export const batchCommand: Command = {
+	name: 'batch',
+	summary: 'Run many episodes headless, in parallel, resumable by name; `batch status|list` show where batches stand',
+	usage: [
+		'batch [--name N] [seed filters] [--seed-file FILE] [--sample N] [--sample-seed S] [--trials K] [--parallel P] [--lang L] [--mode M] [--dry-run] [--json|--jsonl]',
+		'batch --name N                      resume (or retry the errors of) an earlier batch',
+		'batch status <name> [--json]',
+		'batch list [--json]',
+	].join('\n    $ cultureconverse '),
+	flags: {
+		name: {type: 'string', description: 'Batch name; running a name again resumes it (default: batch-<date>-<time>)'},
+		...filterFlags,
+		seedFile: {type: 'string', description: 'Seed ids to run, one <persona-id>:<template-id> per line, instead of filters'},
+		sample: {type: 'number', description: 'Draw this many seeds from the selection (stable: same flags, same seeds)'},
+		sampleSeed: {type: 'string', description: 'Key of the sample draw (default "0")'},
+		trials: {type: 'number', description: 'Episodes per seed, to see run-to-run noise (default 1)'},
+		parallel: {type: 'number', description: 'Episodes in flight at once (default: --concurrency, the model-call limit)'},
+		// Without defaults: on a rerun, only flags the user typed may be compared with the batch's own.
+		lang: withoutDefault(episodeFlags.lang),
+		mode: withoutDefault(episodeFlags.mode),
+		judgeMode: withoutDefault(episodeFlags.judgeMode),
+		maxTurns: withoutDefault(episodeFlags.maxTurns),
+		skipErrors: {type: 'boolean', description: 'On a rerun, leave items that ended in an error flag alone (default: retry them)'},
+		allowModelChange: {type: 'boolean', description: 'Resume even if the model settings differ from the batch\'s (scores will mix models)'},
+		dryRun: {type: 'boolean', description: 'Print the plan (how many seeds, tiers, regions) and run nothing'},
+		json: {type: 'boolean', description: 'Print the summary as JSON at the end'},
+		jsonl: {type: 'boolean', description: 'Print one JSON line per finished item, then the summary'},
+		...runtimeFlags,
+	},
+	async run(context) {
+		const sub = context.args[0];
+		if (sub === 'status') return showStatus(context);
+		if (sub === 'list') return listBatches(context);
+		if (sub !== undefined) throw new UserError(unknownMessage('batch subcommand', sub, ['status', 'list'], 'Run `cultureconverse batch --help`.'));
+		return runOrResume(context);
+	},
+};
+
+function given(flags: Flags, names: readonly string[]): string[] {
+	return names.filter((name) => flags[name] !== undefined);
+}
+
+function selectionOf(flags: Flags, io: IO): BatchSelection {
+	const whole = (name: string, min: number, max: number): number | null => {
+		const value = flags[name];
+		if (value === undefined) return null;
+		if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) throw new UserError(`--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} must be a whole number from ${min} to ${max}, got ${String(value)}.`);
+		return value;
+	};
+	const seedFile = typeof flags['seedFile'] === 'string' ? flags['seedFile'] : null;
+	if (seedFile && given(flags, Object.keys(filterFlags)).length > 0) throw new UserError('--seed-file lists the seeds itself: drop the seed filters, or drop --seed-file.');
+	const filter = seedFilter(flags);
+	return {
+		filter: Object.fromEntries(Object.entries(filter).filter(([, value]) => value !== undefined)),
+		seedFile: seedFile ? path.resolve(io.cwd, seedFile) : null,
+		sample: whole('sample', 1, 1_000_000),
+		sampleSeed: typeof flags['sampleSeed'] === 'string' ? flags['sampleSeed'] : '0',
+		trials: whole('trials', 1, 100) ?? 1,
+	};
+}
+
+function episodeConfigOf(flags: Flags, runtime: Runtime): BatchEpisodeConfig {
+	const options = episodeOptionsFromFlags(flags);
+	return {
+		language: options.language ?? 'english',
+		mode: flags['mode'] === 'gold' ? 'gold' : 'eval',
+		assistant: options.assistant ?? 'llm',
+		judgeMode: options.judgeMode ?? 'separate',
+		maxTurns: options.maxTurns ?? 5,
+		models: Object.fromEntries(ModelRole.options.map((role) => [role, `${runtime.gateway.settings(role).provider}:${runtime.gateway.settings(role).model}`])),
+	};
+}
+
+const stamp = (date: Date) => date.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
+
+async function runOrResume(context: CommandContext): Promise<number> {
+	const {flags, io, universe} = context;
+	const store = new BatchStore(sessionsDir(flags, io));
+	const name = checkBatchName(typeof flags['name'] === 'string' ? flags['name'] : `batch-${stamp(new Date())}`);
+	const space = new SeedSpace(universe());
+	const runtime = createRuntime({flags, io, universe: universe()});
+	const episode = episodeConfigOf(flags, runtime);
+	let manifest: BatchManifest;
+	if (store.exists(name)) {
+		manifest = store.load(name);
+		const asked = selectionOf(flags, io);
+		if (given(flags, SELECTION_FLAGS).length > 0 && JSON.stringify(asked) !== JSON.stringify(manifest.selection)) {
+			throw new UserError(`Batch '${name}' was planned with another selection (${describeSelection(manifest.selection)}). Rerun it with no seed flags to resume it, or give a new --name.`);
+		}
+		const changedEpisode = EPISODE_FLAGS.filter((flag) => flags[flag] !== undefined).length > 0 && JSON.stringify({...episode, models: null}) !== JSON.stringify({...manifest.episode, models: null});
+		if (changedEpisode) throw new UserError(`Batch '${name}' runs ${manifest.episode.language} / ${manifest.episode.mode} / ${manifest.episode.judgeMode} / max ${manifest.episode.maxTurns} turns; resume it without --lang, --mode, --judge-mode or --max-turns, or give a new --name.`);
+		const models = ModelRole.options.filter((role) => manifest.episode.models[role] !== episode.models[role]);
+		if (models.length > 0 && !flags['allowModelChange']) {
+			throw new UserError(`Batch '${name}' was planned with other models (${models.map((role) => `${role}: ${manifest.episode.models[role]} -> ${episode.models[role]}`).join('; ')}). Scores from different models are not comparable: resume with the same model flags, or pass --allow-model-change.`);
+		}
+	} else {
+		const selection = selectionOf(flags, io);
+		const seeds = selectSeeds(space, selection);
+		const createdAt = new Date().toISOString();
+		manifest = {format: 'cultureconverse.batch', version: 1, name, createdAt, updatedAt: createdAt, selection, episode, items: planItems(name, seeds, selection.trials)};
+	}
+
+	if (flags['dryRun']) {
+		const plan = planReport(manifest, space);
+		if (flags['json']) writeJson(io, plan);
+		else write(io, plan.text);
+		return ExitCode.ok;
+	}
+
+	const todo = itemsToRun(manifest, !flags['skipErrors']).length;
+	const parallel = typeof flags['parallel'] === 'number' ? flags['parallel'] : runtime.settings.concurrency;
+	if (!Number.isInteger(parallel) || parallel < 1 || parallel > 256) throw new UserError(`--parallel must be a whole number from 1 to 256, got ${String(flags['parallel'])}.`);
+	const mode = flags['jsonl'] ? 'jsonl' : flags['json'] ? 'json' : 'text';
+	if (mode === 'text') {
+		if (runtime.settings.offline) io.stderr.write(chalk.yellow('Offline mock provider: no model endpoint is configured (set OPENAI_BASE_URL / OPENAI_API_KEY). Output is deterministic filler, not a measurement.\n'));
+		io.stderr.write(`Batch ${name}: ${manifest.items.length} item(s), ${todo} to run, ${parallel} at a time; manifest ${store.fileFor(name)}\n`);
+	}
+	const started = Date.now();
+	const progress = progressPrinter(io, mode, manifest.items.length);
+	const result = await runBatch({
+		runtime,
+		store,
+		manifest,
+		seedOf: (id) => space.get(id),
+		episode: {language: episode.language, assistant: episode.assistant, judgeMode: episode.judgeMode, maxTurns: episode.maxTurns},
+		parallel,
+		retryErrors: !flags['skipErrors'],
+		allowModelChange: Boolean(flags['allowModelChange']),
+		signal: io.signal,
+		onEvent: (event) => progress(event, manifest),
+	});
+	progress.done();
+	const summary = summarizeBatch(result.manifest);
+	const run = runFigures(result.calls, Date.now() - started, todo);
+	if (mode === 'text') {
+		write(io, summaryText(summary, run));
+		if (result.interrupted || summary.byStatus.error > 0 || summary.byStatus.pending > 0 || summary.byStatus.running > 0) {
+			io.stderr.write(`${result.interrupted ? 'Interrupted. ' : ''}Continue with: cultureconverse batch --name ${name}${summary.byStatus.error > 0 ? ' (items with an error flag are retried; --skip-errors leaves them)' : ''}\n`);
+		}
+	} else {
+		writeJson(io, {type: 'batch_summary', manifest: store.fileFor(name), interrupted: result.interrupted, ...summary, run});
+	}
+	if (result.interrupted) return ExitCode.interrupted;
+	return summary.byStatus.error > 0 ? ExitCode.episodeError : ExitCode.ok;
+}
+
+type RunFigures = {calls: number; failedCalls: number; retries: number; tokens: number; costUsd: number; unpricedCalls: number; wallSeconds: number; episodesPerHour: number | null};
+
+function runFigures(calls: readonly CallRecord[], wallMs: number, episodes: number): RunFigures {
+	const usage = summarizeCalls(calls);
+	const cost = estimateCost(calls);
+	return {
+		calls: usage.calls,
+		failedCalls: usage.failed,
+		retries: usage.attempts - usage.calls,
+		tokens: usage.tokens.total,
+		costUsd: Math.round(cost.usd * 10_000) / 10_000,
+		unpricedCalls: cost.unpriced,
+		wallSeconds: Math.round(wallMs / 100) / 10,
+		episodesPerHour: wallMs > 0 && episodes > 0 ? Math.round((episodes / wallMs) * 3_600_000) : null,
+	};
+}
+
+const stat = (value: number | null, digits = 2) => (value === null ? '–' : value.toFixed(digits));
+
+function summaryText(summary: BatchSummary, run?: RunFigures): string {
+	const s = summary.byStatus;
+	const lines = [
+		`Batch ${summary.name}: ${s.completed}/${summary.planned} completed, ${s.error} error, ${s.pending + s.running + s.awaiting_assistant} unfinished`,
+		`  3H   ${stat(summary.threeH.mean)} ± ${stat(summary.threeH.sd)} (sd, n=${summary.threeH.n})`,
+		`  TDQ  ${stat(summary.tdq.mean)} ± ${stat(summary.tdq.sd)} (sd, n=${summary.tdq.n})`,
+		`  clean ${summary.cleanRate === null ? '–' : `${(summary.cleanRate * 100).toFixed(1)}%`} of completed episodes`,
+	];
+	if (Object.keys(summary.terminations).length > 0) lines.push(`  endings: ${Object.entries(summary.terminations).map(([reason, n]) => `${reason} ${n}`).join(', ')}`);
+	if (Object.keys(summary.errors).length > 0) lines.push(`  errors (not scored): ${Object.entries(summary.errors).map(([flag, n]) => `${flag} ${n}`).join(', ')}`);
+	if (run) lines.push(`  this run: ${run.calls} call(s), ${run.retries} retries, ${run.tokens} tokens, $${run.costUsd}${run.unpricedCalls > 0 ? ` (+${run.unpricedCalls} unpriced)` : ''}, ${run.wallSeconds} s${run.episodesPerHour === null ? '' : `, ${run.episodesPerHour} episodes/hour`}`);
+	return lines.join('\n');
+}
+
+/** Progress on stderr: one rewritten line on a terminal, one line per finished item otherwise; JSON lines with --jsonl. */
+function progressPrinter(io: IO, mode: 'text' | 'json' | 'jsonl', total: number): ((event: BatchEvent, manifest: BatchManifest) => void) & {done(): void} {
+	const live = mode === 'text' && Boolean((io.stderr as {isTTY?: boolean}).isTTY);
+	let retries = 0;
+	let lastLine = '';
+	const print = (event: BatchEvent, manifest: BatchManifest) => {
+		if (event.type === 'call_retried') retries++;
+		if (mode === 'jsonl') {
+			if (event.type === 'item_finished') io.stdout.write(`${JSON.stringify({type: event.type, ...event.item})}\n`);
+			else if (event.type === 'item_failed') io.stdout.write(`${JSON.stringify({type: event.type, message: event.message, ...event.item})}\n`);
+			return;
+		}
+		if (mode !== 'text') return;
+		const summary = summarizeBatch(manifest);
+		const done = summary.byStatus.completed + summary.byStatus.error;
+		if (live) {
+			lastLine = `batch ${manifest.name}: ${done}/${total} done (${summary.byStatus.error} error) · ${summary.byStatus.running} running · 3H ${stat(summary.threeH.mean)} · ${retries} retries`;
+			io.stderr.write(`\r\u001B[K${lastLine}`);
+			return;
+		}
+		if (event.type === 'item_finished') {
+			const item = event.item;
+			io.stderr.write(`[${done}/${total}] ${item.errorFlag ?? item.status} ${item.seedId}${item.trial > 1 ? ` #${item.trial}` : ''} · 3H ${stat(item.threeH)} TDQ ${stat(item.tdq)} clean ${item.clean === null ? '–' : item.clean ? 'yes' : 'no'} · ${item.sessionId}\n`);
+		} else if (event.type === 'item_failed') {
+			io.stderr.write(`[${done}/${total}] could not run ${event.item.seedId}: ${event.message}\n`);
+		}
+	};
+	return Object.assign(print, {done: () => void (live && lastLine ? io.stderr.write('\n') : undefined)});
+}
+
+function describeSelection(selection: BatchSelection): string {
+	const parts = Object.entries(selection.filter).map(([key, value]) => `${key} ${String(value)}`);
+	if (selection.seedFile) parts.push(`seed file ${selection.seedFile}`);
+	if (selection.sample !== null) parts.push(`sample ${selection.sample} (key ${selection.sampleSeed})`);
+	if (selection.trials > 1) parts.push(`${selection.trials} trials`);
+	return parts.join(', ') || 'all seeds';
+}
+
+function planReport(manifest: BatchManifest, space: SeedSpace): {name: string; items: number; seeds: number; byTier: Record<string, number>; byRegion: Record<string, number>; bySplit: Record<string, number>; first: string[]; text: string} {
+	const seeds = [...new Set(manifest.items.map((item) => item.seedId))].map((id) => space.get(id));
+	const tally = (values: string[]) => values.reduce<Record<string, number>>((out, value) => ((out[value] = (out[value] ?? 0) + 1), out), {});
+	const byTier = tally(seeds.map((seed) => seed.tier));
+	const byRegion = tally(seeds.map((seed) => seed.personaId.slice(0, 2).toUpperCase()));
+	const bySplit = tally(seeds.map((seed) => seed.split));
+	const first = seeds.slice(0, 10).map((seed) => seed.id);
+	const fmt = (counts: Record<string, number>) => Object.entries(counts).map(([key, n]) => `${key} ${n}`).join(', ');
+	const text = [
+		`Batch ${manifest.name} (dry run): ${seeds.length} seed(s) x ${manifest.selection.trials} trial(s) = ${manifest.items.length} episode(s); ${describeSelection(manifest.selection)}`,
+		`  tiers: ${fmt(byTier)}`,
+		`  regions: ${fmt(byRegion)}`,
+		`  splits: ${fmt(bySplit)}`,
+		`  models: ${Object.entries(manifest.episode.models).map(([role, model]) => `${role} ${model}`).join(', ')}`,
+		`  first seeds: ${first.join(', ')}${seeds.length > first.length ? ', ...' : ''}`,
+	].join('\n');
+	return {name: manifest.name, items: manifest.items.length, seeds: seeds.length, byTier, byRegion, bySplit, first, text};
+}
+
+async function showStatus(context: CommandContext): Promise<number> {
+	const {args, flags, io} = context;
+	const name = args[1];
+	if (!name) throw new UserError('Usage: cultureconverse batch status <name> [--json] (list them with `cultureconverse batch list`)');
+	const store = new BatchStore(sessionsDir(flags, io));
+	const manifest = store.load(name);
+	const summary = summarizeBatch(manifest);
+	if (flags['json']) {
+		writeJson(io, {manifest: store.fileFor(name), ...summary, items: manifest.items});
+		return ExitCode.ok;
+	}
+	write(io, summaryText(summary));
+	write(io, `  planned ${manifest.createdAt.slice(0, 16).replace('T', ' ')} · ${describeSelection(manifest.selection)} · ${manifest.episode.language} / ${manifest.episode.mode}`);
+	const open = manifest.items.filter((item) => item.status !== 'completed');
+	if (open.length > 0) {
+		write(io, renderTable(open.slice(0, 50), [
+			{header: 'SESSION', value: (item) => item.sessionId},
+			{header: 'STATUS', value: (item) => item.errorFlag ?? item.status},
+			{header: 'SEED', value: (item) => item.seedId, max: 60},
+			{header: 'TRIAL', value: (item) => item.trial, align: 'right'},
+			{header: 'ATTEMPTS', value: (item) => item.attempts, align: 'right'},
+		]));
+		if (open.length > 50) write(io, `(${open.length - 50} more unfinished; --json lists all)`);
+	}
+	return ExitCode.ok;
+}
+
+async function listBatches(context: CommandContext): Promise<number> {
+	const {flags, io} = context;
+	const store = new BatchStore(sessionsDir(flags, io));
+	const rows: Array<BatchSummary & {updatedAt: string}> = [];
+	const problems: string[] = [];
+	for (const name of store.names()) {
+		try {
+			const manifest = store.load(name);
+			rows.push({...summarizeBatch(manifest), updatedAt: manifest.updatedAt});
+		} catch (error) {
+			problems.push((error as Error).message);
+		}
+	}
+	for (const problem of problems) io.stderr.write(`cultureconverse: skipped ${problem}\n`);
+	if (flags['json']) {
+		writeJson(io, rows);
+		return ExitCode.ok;
+	}
+	if (rows.length === 0) {
+		write(io, `No batches in ${store.dir}. Start one with \`cultureconverse batch --sample 20\`.`);
+		return ExitCode.ok;
+	}
+	write(io, renderTable(rows, [
+		{header: 'NAME', value: (row) => row.name},
+		{header: 'DONE', value: (row) => `${row.byStatus.completed}/${row.planned}`, align: 'right'},
+		{header: 'ERROR', value: (row) => row.byStatus.error, align: 'right'},
+		{header: '3H', value: (row) => stat(row.threeH.mean), align: 'right'},
+		{header: 'TDQ', value: (row) => stat(row.tdq.mean), align: 'right'},
+		{header: 'CLEAN', value: (row) => (row.cleanRate === null ? '–' : `${Math.round(row.cleanRate * 100)}%`), align: 'right'},
+		{header: 'UPDATED', value: (row) => row.updatedAt.slice(0, 16).replace('T', ' ')},
+	]));
+	return ExitCode.ok;
+}

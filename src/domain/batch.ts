@@ -1,0 +1,69 @@
+import {z} from 'zod';
+import {Split, Tier} from './seed.js';
+import {AssistantKind, JudgeMode, LanguageMode, SessionStatus} from './session.js';
+
+/** Which seeds a batch covers: the `seeds` filters, an optional deterministic sample, and trials. */
+export const BatchSelection = z.strictObject({
+	filter: z.strictObject({
+		region: z.string().optional(),
+		identity: z.string().optional(),
+		domain: z.string().optional(),
+		subdomain: z.string().optional(),
+		tier: Tier.optional(),
+		split: Split.optional(),
+		personaId: z.string().optional(),
+		templateId: z.string().optional(),
+	}),
+	seedFile: z.string().nullable().describe('a file of seed ids, one per line, instead of filters'),
+	sample: z.number().int().positive().nullable().describe('how many seeds to draw from the selection (all when null)'),
+	sampleSeed: z.string().describe('drawing is a stable hash order of the seed ids under this key'),
+	trials: z.number().int().min(1).max(100).describe('episodes per seed: repeats show run-to-run noise'),
+});
+export type BatchSelection = z.infer<typeof BatchSelection>;
+
+/** What every episode of the batch runs with; models are whatever the runtime resolves, recorded per session. */
+export const BatchEpisodeConfig = z.strictObject({
+	language: LanguageMode,
+	mode: z.enum(['eval', 'gold']),
+	assistant: AssistantKind,
+	judgeMode: JudgeMode,
+	maxTurns: z.number().int().min(1).max(20),
+	models: z.record(z.string(), z.string()).describe('role -> provider:model when the batch was planned'),
+});
+export type BatchEpisodeConfig = z.infer<typeof BatchEpisodeConfig>;
+
+export const BatchItemStatus = z.enum(['pending', ...SessionStatus.options]);
+export type BatchItemStatus = z.infer<typeof BatchItemStatus>;
+
+export const BatchItem = z.strictObject({
+	key: z.string().describe('<seed id>#<trial>'),
+	seedId: z.string(),
+	trial: z.number().int().min(1),
+	sessionId: z.string(),
+	status: BatchItemStatus,
+	threeH: z.number().nullable(),
+	tdq: z.number().nullable(),
+	clean: z.boolean().nullable(),
+	errorFlag: z.string().nullable(),
+	termination: z.string().nullable(),
+	attempts: z.number().int().nonnegative().describe('how many times this item was started or resumed'),
+	updatedAt: z.string().nullable(),
+});
+export type BatchItem = z.infer<typeof BatchItem>;
+
+/**
+ * A batch manifest (`<sessions>/batches/<name>.json`): the plan and where each item stands. The
+ * sessions themselves are ordinary session files; the manifest only points at them, so `sessions`,
+ * `replay` and the TUI see batch episodes like any other.
+ */
+export const BatchManifest = z.strictObject({
+	format: z.literal('cultureconverse.batch'),
+	version: z.literal(1),
+	name: z.string(),
+	createdAt: z.string(),
+	updatedAt: z.string(),
+	selection: BatchSelection,
+	episode: BatchEpisodeConfig,
+	items: z.array(BatchItem),
+});
+export type BatchManifest = z.infer<typeof BatchManifest>;

@@ -1,0 +1,176 @@
+import assert from 'node:assert/strict';
+import {readdirSync, readFileSync, writeFileSync} from 'node:fs';
+import path from 'node:path';
+import {after, before, describe, it} from 'node:test';
+import {checkBatchName, planItems, selectSeeds} from '../src/batch/plan.js';
+import {summarizeBatch} from '../src/batch/summary.js';
+import {BatchManifest} from '../src/domain/batch.js';
+import {Session} from '../src/domain/session.js';
+import {SeedSpace} from '../src/universe/seeds.js';
+import {type CliResult, parseJson, runCli} from './helpers/cli.js';
+import {episodeHarness, type Harness, sharedUniverse} from './helpers/episodeHarness.js';
+import {promptText, scriptedModel} from './helpers/scriptedModel.js';
+
+let h: Harness;
+before(async () => {
+	h = await episodeHarness();
+});
+after(() => h.close());
+
+const batch = (args: string[], options: {signal?: AbortSignal} = {}): Promise<CliResult> => runCli(['batch', '--sessions-dir', h.sessionsDir, ...args], {env: h.env, cwd: h.cwd, signal: options.signal});
+const manifestOf = (name: string) => BatchManifest.parse(JSON.parse(readFileSync(path.join(h.sessionsDir, 'batches', `${name}.json`), 'utf8')));
+const sessionFile = (id: string) => Session.parse(JSON.parse(readFileSync(path.join(h.sessionsDir, `${id}.json`), 'utf8')));
+type Summary = {byStatus: Record<string, number>; threeH: {n: number; mean: number | null}; tdq: {n: number; mean: number | null}; errors: Record<string, number>; run: {calls: number}};
+
+describe('batch: planning', () => {
+	const space = new SeedSpace(sharedUniverse());
+	const selection = {filter: {region: 'MY'}, seedFile: null, sample: 5, sampleSeed: '0', trials: 1};
+
+	it('draws a stable sample that a larger sample extends, and a new key redraws', () => {
+		const five = selectSeeds(space, selection).map((seed) => seed.id);
+		assert.equal(five.length, 5);
+		assert.deepEqual(selectSeeds(space, selection).map((seed) => seed.id), five, 'same flags, same seeds');
+		assert.deepEqual(selectSeeds(space, {...selection, sample: 8}).slice(0, 5).map((seed) => seed.id), five, 'a larger sample keeps the smaller one');
+		assert.notDeepEqual(selectSeeds(space, {...selection, sampleSeed: 'other'}).map((seed) => seed.id), five);
+		assert.ok(five.every((id) => id.startsWith('my-')));
+		assert.equal(selectSeeds(space, {...selection, sample: null, filter: {personaId: 'my-malay-muslim-a18-f', domain: 'culinary'}}).length, 18, 'no sample: the whole selection');
+	});
+
+	it('gives each seed and trial its own session id, and checks names', () => {
+		const items = planItems('exp1', selectSeeds(space, {...selection, sample: 2}), 3);
+		assert.equal(items.length, 6);
+		assert.deepEqual(items.map((item) => item.key.split('#')[1]), ['1', '2', '3', '1', '2', '3']);
+		assert.equal(new Set(items.map((item) => item.sessionId)).size, 6);
+		assert.match(items[0]!.sessionId, /^exp1-1-my-[a-z0-9-]+-t1$/);
+		assert.throws(() => checkBatchName('../escape'), /Bad batch name/);
+	});
+
+	it('reads a seed file, naming the line of a bad id', async () => {
+		const file = path.join(h.cwd, 'seeds.txt');
+		writeFileSync(file, '# two seeds\nth-isan-a35-f:culinary.dietary-rules.01\n\nth-isan-a35-f:culinary.dietary-rule.01\n');
+		const result = await batch(['--name', 'from-file', '--seed-file', file, '--dry-run']);
+		assert.equal(result.code, 2);
+		assert.match(result.stderr, /seeds\.txt:4: Unknown template 'culinary\.dietary-rule\.01'\. Did you mean: culinary\.dietary-rules\.01/);
+		writeFileSync(file, 'th-isan-a35-f:culinary.dietary-rules.01\nvn-kinh-buddhist-a55-m:ritual.auspicious-timing.01\n');
+		const plan = parseJson<{seeds: number; first: string[]}>((await batch(['--name', 'from-file', '--seed-file', file, '--dry-run', '--json'])).stdout);
+		assert.deepEqual(plan.first, ['th-isan-a35-f:culinary.dietary-rules.01', 'vn-kinh-buddhist-a55-m:ritual.auspicious-timing.01']);
+	});
+});
+
+describe('batch: running over HTTP', () => {
+	it('runs episodes in parallel through the engine and summarizes exactly what the session files say', async () => {
+		h.fake.setHandler(scriptedModel({stage: {assistant: () => ({delayMs: 60, then: {content: 'Start with one dish everyone can eat, then ask about fast days.'}})}}));
+		const result = await batch(['--name', 'par', '--region', 'TH', '--sample', '4', '--parallel', '2', '--json']);
+		assert.equal(result.code, 0, result.stderr);
+		const summary = parseJson<Summary>(result.stdout);
+		assert.equal(summary.byStatus['completed'], 4);
+		assert.equal(h.fake.maxInFlight, 2, 'two episodes at a time, each one call at a time');
+		const manifest = manifestOf('par');
+		const sessions = manifest.items.map((item) => sessionFile(item.sessionId));
+		assert.ok(sessions.every((session) => session.status === 'completed' && session.persona.region === 'TH'));
+		const mean = sessions.reduce((sum, session) => sum + session.judge!.threeH!, 0) / sessions.length;
+		assert.ok(Math.abs(summary.threeH.mean! - mean) < 1e-9);
+		assert.equal(summary.threeH.n, 4);
+		assert.equal(summary.run.calls, sessions.reduce((sum, session) => sum + session.calls.length, 0), 'the run\'s calls are the sessions\' calls');
+		const listed = parseJson<Array<{id: string}>>((await runCli(['sessions', '--sessions-dir', h.sessionsDir, '--json'], {env: h.env, cwd: h.cwd})).stdout);
+		for (const item of manifest.items) assert.ok(listed.some((row) => row.id === item.sessionId), 'batch sessions are ordinary sessions');
+		const status = await batch(['status', 'par']);
+		assert.match(status.stdout, /Batch par: 4\/4 completed, 0 error, 0 unfinished/);
+	});
+
+	it('stops cleanly when interrupted and resumes without re-running finished items', async () => {
+		const controller = new AbortController();
+		const script = scriptedModel();
+		let blueprints = 0;
+		h.fake.setHandler((request) => {
+			if (request.stage === 'blueprint' && ++blueprints === 2) setTimeout(() => controller.abort(), 5);
+			if (request.stage === 'blueprint' && blueprints === 2) return {delayMs: 2000, then: undefined};
+			return script(request);
+		});
+		const first = await batch(['--name', 'stop', '--region', 'JP', '--sample', '3', '--parallel', '1'], {signal: controller.signal});
+		assert.equal(first.code, 130, first.stderr);
+		assert.match(first.stderr, /Continue with: cultureconverse batch --name stop/);
+		const halfway = manifestOf('stop');
+		assert.deepEqual(halfway.items.map((item) => item.status), ['completed', 'running', 'pending']);
+		const finishedAt = sessionFile(halfway.items[0]!.sessionId).updatedAt;
+
+		const again = scriptedModel();
+		h.fake.setHandler(again);
+		const second = await batch(['--name', 'stop']);
+		assert.equal(second.code, 0, second.stderr);
+		assert.match(second.stdout, /Batch stop: 3\/3 completed/);
+		assert.equal(again.counts['blueprint'], 2, 'only the two unfinished items asked for blueprints');
+		assert.equal(sessionFile(halfway.items[0]!.sessionId).updatedAt, finishedAt, 'the finished item was not touched');
+		assert.deepEqual(manifestOf('stop').items.map((item) => item.attempts), [1, 2, 1]);
+		assert.equal(readdirSync(h.sessionsDir).filter((name) => name.startsWith('stop-')).length, 3, 'no duplicate sessions');
+	});
+
+	it('keeps errors out of the scores, exits 3, and retries them on the next run unless told not to', async () => {
+		const script = scriptedModel();
+		h.fake.setHandler((request) => (request.stage === 'blueprint' && /Ainu/.test(promptText(request)) ? {status: 500} : script(request)));
+		const seeds = path.join(h.cwd, 'err-seeds.txt');
+		writeFileSync(seeds, 'jp-ainu-a35-f:culinary.dietary-rules.01\njp-ryukyuan-a35-f:culinary.dietary-rules.01\n');
+		const first = await batch(['--name', 'err', '--seed-file', seeds, '--json']);
+		assert.equal(first.code, 3, first.stderr);
+		const summary = parseJson<Summary>(first.stdout);
+		assert.deepEqual(summary.errors, {GENERATION_ERROR: 1});
+		assert.equal(summary.threeH.n, 1, 'the errored episode is not scored, not even as zero');
+		assert.equal(summarizeBatch(manifestOf('err')).byStatus.error, 1);
+
+		h.fake.setHandler(scriptedModel());
+		const skipped = await batch(['--name', 'err', '--skip-errors', '--json']);
+		assert.equal(skipped.code, 3);
+		assert.equal(parseJson<Summary>(skipped.stdout).run.calls, 0, '--skip-errors runs nothing here');
+		const retried = await batch(['--name', 'err', '--json']);
+		assert.equal(retried.code, 0, retried.stderr);
+		assert.equal(parseJson<Summary>(retried.stdout).byStatus['completed'], 2);
+		const ainu = manifestOf('err').items.find((item) => item.seedId.startsWith('jp-ainu'))!;
+		assert.equal(ainu.attempts, 2);
+		assert.ok(sessionFile(ainu.sessionId).steps.some((step) => !step.ok), 'the failed step stays in the session log');
+	});
+
+	it('goes on past an item whose session file is damaged, and names it', async () => {
+		h.fake.setHandler(scriptedModel());
+		const seeds = path.join(h.cwd, 'dmg-seeds.txt');
+		writeFileSync(seeds, 'sg-malay-muslim-a18-f:culinary.dietary-rules.01\nsg-tamil-hindu-a18-f:culinary.dietary-rules.01\n');
+		const plan = parseJson<{first: string[]}>((await batch(['--name', 'dmg', '--seed-file', seeds, '--dry-run', '--json'])).stdout);
+		assert.equal(plan.first.length, 2);
+		// A session file already there under the first item's id, but broken.
+		writeFileSync(path.join(h.sessionsDir, 'dmg-1-sg-malay-muslim-a18-f.json'), '{"format": "cultureconverse.session", "vers');
+		const result = await batch(['--name', 'dmg', '--seed-file', seeds]);
+		assert.equal(result.code, 3);
+		assert.match(result.stderr, /could not run sg-malay-muslim-a18-f:culinary\.dietary-rules\.01: .*dmg-1-sg-malay-muslim-a18-f\.json: not a readable session file/);
+		assert.deepEqual(manifestOf('dmg').items.map((item) => [item.status, item.errorFlag]), [['error', 'START_FAILED'], ['completed', null]]);
+	});
+});
+
+describe('batch: bad input', () => {
+	it('refuses what a batch cannot do or would silently change', async () => {
+		h.fake.setHandler(scriptedModel());
+		const cases: Array<[string[], RegExp]> = [
+			[['--name', 'x', '--human', '--region', 'BN'], /Unknown option '--human'/],
+			[['--name', 'x', '--region', 'BN', '--parallel', '0'], /--parallel must be a whole number from 1 to 256/],
+			[['--name', 'x', '--region', 'XX'], /Unknown region 'XX'/],
+			[['--name', 'x', '--region', 'BN', '--sample', '0'], /--sample must be a whole number/],
+			[['--name', 'x', '--region', 'BN', '--seed-file', 'seeds.txt'], /--seed-file lists the seeds itself/],
+			[['--name', 'par', '--region', 'VN'], /Batch 'par' was planned with another selection \(region TH, sample 4 \(key 0\)\)/],
+			[['--name', 'par', '--lang', 'native'], /Batch 'par' runs english \/ eval/],
+			[['--name', 'par', '--judge-model', 'other-judge'], /Batch 'par' was planned with other models \(judge: openai:gpt-5-mini -> openai:other-judge\)/],
+			[['status', 'parr'], /Unknown batch 'parr'\. Did you mean: par/],
+			[['stats'], /Unknown batch subcommand 'stats'\. Did you mean: status/],
+		];
+		for (const [args, pattern] of cases) {
+			const result = await batch(args);
+			assert.equal(result.code, 2, `${args.join(' ')}: ${result.stderr}`);
+			assert.match(result.stderr, pattern, args.join(' '));
+		}
+		writeFileSync(path.join(h.sessionsDir, 'batches', 'broken.json'), '{"format": "cultureconverse.batch"');
+		const broken = await batch(['status', 'broken']);
+		assert.equal(broken.code, 2);
+		assert.match(broken.stderr, /broken\.json: not a readable batch manifest .*The sessions it ran are intact/);
+		const listed = await batch(['list']);
+		assert.equal(listed.code, 0);
+		assert.match(listed.stdout, /par\s+4\/4/);
+		assert.match(listed.stderr, /skipped .*broken\.json/);
+	});
+});
