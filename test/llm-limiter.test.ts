@@ -61,4 +61,67 @@ describe('llm concurrency limiter', () => {
 	it('rejects a nonsensical cap', () => {
 		assert.throws(() => createLimiter(0), /positive integer/);
 	});
+
+	it('halves its width on a rate limit and wins it back one step per full window of successes', () => {
+		const changes: number[] = [];
+		const limiter = createLimiter(8, {onLimitChange: (limit) => changes.push(limit)});
+		limiter.rateLimited();
+		limiter.rateLimited();
+		assert.equal(limiter.limit, 2);
+		limiter.rateLimited();
+		limiter.rateLimited();
+		assert.equal(limiter.limit, 1, 'never below one');
+		limiter.succeeded();
+		assert.equal(limiter.limit, 2, 'one success fills a window of one');
+		limiter.succeeded();
+		assert.equal(limiter.limit, 2);
+		limiter.succeeded();
+		assert.equal(limiter.limit, 3, 'a window of two needs two successes');
+		for (let i = 0; i < 100; i++) limiter.succeeded();
+		assert.equal(limiter.limit, 8, 'never above the cap');
+		assert.deepEqual(changes, [4, 2, 1, 2, 3, 4, 5, 6, 7, 8]);
+		const fixed = createLimiter(8, {adaptive: false});
+		fixed.rateLimited();
+		assert.equal(fixed.limit, 8);
+	});
+
+	it('starts no new task while more are in flight than a narrowed width, and starts queued ones as it widens', async () => {
+		const limiter = createLimiter(2);
+		const releases: Array<() => void> = [];
+		const started: number[] = [];
+		const task = (n: number) => () => new Promise<number>((resolve) => {
+			started.push(n);
+			releases.push(() => resolve(n));
+		});
+		const runs = [1, 2, 3, 4].map((n) => limiter.run(task(n)));
+		await new Promise((resolve) => setImmediate(resolve));
+		assert.deepEqual(started, [1, 2]);
+		limiter.rateLimited();
+		releases.shift()!();
+		await new Promise((resolve) => setImmediate(resolve));
+		assert.deepEqual(started, [1, 2], 'one still in flight fills the narrowed width of one');
+		releases.shift()!();
+		await new Promise((resolve) => setImmediate(resolve));
+		assert.deepEqual(started, [1, 2, 3]);
+		limiter.succeeded();
+		await new Promise((resolve) => setImmediate(resolve));
+		assert.deepEqual(started, [1, 2, 3, 4], 'widening starts the next queued task at once');
+		for (const release of releases.splice(0)) release();
+		assert.deepEqual(await Promise.all(runs), [1, 2, 3, 4]);
+	});
+
+	it('narrows what reaches the server after 429s, and keeps the cap when adaptation is off', async () => {
+		for (const adaptive of [true, false]) {
+			fake.reset();
+			let calls = 0;
+			fake.setHandler(() => (++calls <= 4 ? {status: 429, headers: {'retry-after-ms': '1'}} : {delayMs: 30, then: {content: 'done'}}));
+			const gw = createGateway({settings: fakeRoles(fake.baseURL), workspaceDir: tempDir(), cache: false, concurrency: 4, adaptiveConcurrency: adaptive, env: {OPENAI_API_KEY: 'k'}, retry: {baseDelayMs: 1, maxDelayMs: 5}});
+			// Four calls, each rate-limited once: too few successes to win back all the width lost.
+			const results = await Promise.all(Array.from({length: 4}, (_, index) => gw.call<string>({role: 'judge', stage: `s${index}`, prompt: fakePrompt(`call ${index}`), mock: null, step: index})));
+			assert.ok(results.every((result) => result.value === 'done'));
+			assert.equal(gw.concurrency().max, 4);
+			if (adaptive) assert.ok(gw.concurrency().limit < 4, `four 429s narrowed the width (now ${gw.concurrency().limit})`);
+			else assert.equal(gw.concurrency().limit, 4);
+		}
+	});
 });

@@ -29,6 +29,7 @@ function slowAssistant(words: readonly string[], everyMs: number, session: Sessi
 	return {
 		settings: (role) => session.config.roles[role],
 		onEvent: () => () => {},
+		concurrency: () => ({limit: 4, max: 4}),
 		async call<T>(request: ModelRequest<T>): Promise<ModelResponse<T>> {
 			for (const word of words) {
 				await new Promise((resolve) => setTimeout(resolve, everyMs));

@@ -144,7 +144,7 @@ async function runOrResume(context: CommandContext): Promise<number> {
 		io.stderr.write(`Batch ${name}: ${manifest.items.length} item(s), ${todo} to run, ${parallel} at a time; manifest ${store.fileFor(name)}\n`);
 	}
 	const started = Date.now();
-	const progress = progressPrinter(io, mode, manifest.items.length);
+	const progress = progressPrinter(io, mode, manifest.items.length, () => runtime.gateway.concurrency());
 	const result = await runBatch({
 		runtime,
 		store,
@@ -206,7 +206,7 @@ function summaryText(summary: BatchSummary, run?: RunFigures): string {
 }
 
 /** Progress on stderr: one rewritten line on a terminal, one line per finished item otherwise; JSON lines with --jsonl. */
-function progressPrinter(io: IO, mode: 'text' | 'json' | 'jsonl', total: number): ((event: BatchEvent, manifest: BatchManifest) => void) & {done(): void} {
+function progressPrinter(io: IO, mode: 'text' | 'json' | 'jsonl', total: number, width: () => {limit: number; max: number}): ((event: BatchEvent, manifest: BatchManifest) => void) & {done(): void} {
 	const live = mode === 'text' && Boolean((io.stderr as {isTTY?: boolean}).isTTY);
 	let retries = 0;
 	let lastLine = '';
@@ -221,7 +221,8 @@ function progressPrinter(io: IO, mode: 'text' | 'json' | 'jsonl', total: number)
 		const summary = summarizeBatch(manifest);
 		const done = summary.byStatus.completed + summary.byStatus.error;
 		if (live) {
-			lastLine = `batch ${manifest.name}: ${done}/${total} done (${summary.byStatus.error} error) · ${summary.byStatus.running} running · 3H ${stat(summary.threeH.mean)} · ${retries} retries`;
+			const {limit, max} = width();
+			lastLine = `batch ${manifest.name}: ${done}/${total} done (${summary.byStatus.error} error) · ${summary.byStatus.running} running · 3H ${stat(summary.threeH.mean)} · ${retries} retries${limit < max ? ` · rate-limited: ${limit}/${max} calls in flight` : ''}`;
 			io.stderr.write(`\r\u001B[K${lastLine}`);
 			return;
 		}

@@ -133,12 +133,14 @@ export class CallRun<T> {
 				if (request.signal?.aborted) throw new CallFailure('aborted', 'aborted');
 				const failure = classifyError(error, context.now());
 				if (!failure) throw error;
+				if (failure.kind === 'rate_limited' && provider.remote) context.limiter.rateLimited();
 				const detail = error instanceof Error ? error.message : String(error);
 				if (!failure.retryable || attempt >= policy.maxAttempts) throw new CallFailure(`${failure.reason}${failure.retryable ? ` after ${attempt} attempt(s)` : ''}: ${detail}`, failure.kind);
 				await this.retryAfter(failure.reason, retryDelay({attempt, policy, retryAfterMs: failure.retryAfterMs, random: context.random}));
 				continue;
 			}
 			this.consume(reply);
+			if (provider.remote) context.limiter.succeeded();
 			if (reply.text.trim() === '') {
 				const reason = reply.refusal ? `refusal: ${reply.refusal}` : 'empty reply';
 				if (attempt >= policy.maxAttempts) throw new CallFailure(`${reason} after ${attempt} attempt(s)`, 'empty');

@@ -53,6 +53,7 @@ export const ConfigFile = z.strictObject({
 	baseURL: url.optional(),
 	apiKeyEnv: envVarName.optional().describe(`environment variable holding the API key (default ${MODEL_DEFAULTS.apiKeyEnv})`),
 	concurrency: z.number().int().min(1).max(256).optional().describe(`model calls in flight at once, across all roles (default ${MODEL_DEFAULTS.concurrency})`),
+	adaptiveConcurrency: z.boolean().optional().describe('halve the calls in flight on a 429 and win them back one by one after successes (default true)'),
 	cache: z.boolean().optional().describe('content-addressed response cache in the workspace (default true)'),
 	retry: RetryConfig.optional(),
 	validationRetries: z.number().int().min(0).max(10).optional().describe(`re-asks after an invalid structured reply (default ${MODEL_DEFAULTS.validationRetries})`),

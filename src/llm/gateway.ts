@@ -27,6 +27,8 @@ export type GatewayOptions = {
 	readonly record?: string | null;
 	/** Model calls in flight at once, across all roles. @default 4 */
 	readonly concurrency?: number;
+	/** Halve the calls in flight on a 429 and win them back one by one (AIMD). @default true */
+	readonly adaptiveConcurrency?: boolean;
 	/** @default {maxAttempts: 5, baseDelayMs: 1000, maxDelayMs: 30000} */
 	readonly retry?: Partial<RetryPolicy>;
 	/** Re-asks after an invalid structured reply. @default 2 */
@@ -47,9 +49,9 @@ export type GatewayOptions = {
 
 /** Gateway options from resolved settings plus the run's environment. */
 export function gatewayOptions(settings: ModelSettings, context: {env: NodeJS.ProcessEnv; workspaceDir: string}): GatewayOptions {
-	const {roles, apiKeyEnv, cache, record, concurrency, retry, validationRetries} = settings;
+	const {roles, apiKeyEnv, cache, record, concurrency, adaptiveConcurrency, retry, validationRetries} = settings;
 	const pace = Number(context.env['CULTURECONVERSE_MOCK_PACE_MS'] ?? 0);
-	return {settings: roles, apiKeyEnv, cache, record, concurrency, retry, validationRetries, env: context.env, workspaceDir: context.workspaceDir, mockTokenDelayMs: Number.isFinite(pace) && pace > 0 ? Math.min(pace, 1000) : 0};
+	return {settings: roles, apiKeyEnv, cache, record, concurrency, adaptiveConcurrency, retry, validationRetries, env: context.env, workspaceDir: context.workspaceDir, mockTokenDelayMs: Number.isFinite(pace) && pace > 0 ? Math.min(pace, 1000) : 0};
 }
 
 /**
@@ -68,7 +70,7 @@ export function createGateway(options: GatewayOptions): ModelGateway {
 	const newId = options.newId ?? randomUUID;
 	const policy: RetryPolicy = {...MODEL_DEFAULTS.retry, ...options.retry};
 	const validationRetries = options.validationRetries ?? MODEL_DEFAULTS.validationRetries;
-	const limiter = createLimiter(options.concurrency ?? MODEL_DEFAULTS.concurrency);
+	const limiter = createLimiter(options.concurrency ?? MODEL_DEFAULTS.concurrency, {adaptive: options.adaptiveConcurrency ?? true});
 	const cache: ResponseCache | null = options.cache === false ? null : createFileCache(path.join(options.workspaceDir, 'cache'));
 	let recorder: Recorder | null = null;
 	const record = options.record ?? null;
@@ -114,6 +116,9 @@ export function createGateway(options: GatewayOptions): ModelGateway {
 		call: (request) => {
 			const settings = settingsOf(request.role);
 			return new CallRun(context, request, settings, providers[settings.provider]).run();
+		},
+		concurrency() {
+			return {limit: limiter.limit, max: limiter.max};
 		},
 		onEvent(listener) {
 			listeners.add(listener);

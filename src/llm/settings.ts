@@ -33,6 +33,7 @@ export type ModelSettings = {
 	/** Name of the env var that holds each role's API key (the key itself is read at call time). */
 	readonly apiKeyEnv: Readonly<Record<ModelRole, string>>;
 	readonly concurrency: number;
+	readonly adaptiveConcurrency: boolean;
 	readonly cache: boolean;
 	readonly retry: RetryPolicy;
 	readonly validationRetries: number;
@@ -95,6 +96,7 @@ export function resolveRoleSettings(options: {flags: Flags; env: NodeJS.ProcessE
 		roles,
 		apiKeyEnv,
 		concurrency: concurrencyOf(flags, config),
+		adaptiveConcurrency: config.adaptiveConcurrency ?? true,
 		cache: flags['cache'] === false ? false : (config.cache ?? MODEL_DEFAULTS.cache),
 		retry: {
 			maxAttempts: retry.maxAttempts ?? MODEL_DEFAULTS.retry.maxAttempts,

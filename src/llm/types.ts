@@ -90,6 +90,8 @@ export interface ModelGateway {
 	call<T>(request: ModelRequest<T>): Promise<ModelResponse<T>>;
 	/** Subscribe to call events; returns an unsubscribe function. */
 	onEvent(listener: (event: CallEvent) => void): () => void;
+	/** Requests allowed in flight now and the configured cap (lower than the cap after rate limits). */
+	concurrency(): {readonly limit: number; readonly max: number};
 }
 
 /**

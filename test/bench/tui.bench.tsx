@@ -73,6 +73,7 @@ function slowAssistant(session: Session, tokens: number, everyMs: number): Model
 	return {
 		settings: (role) => session.config.roles[role],
 		onEvent: () => () => {},
+		concurrency: () => ({limit: 4, max: 4}),
 		async call<T>(request: ModelRequest<T>): Promise<ModelResponse<T>> {
 			const words: string[] = [];
 			for (let i = 0; i < tokens; i++) {
