@@ -1,8 +1,10 @@
 import {batchCommand} from './batch.js';
 import {domainsCommand} from './domains.js';
+import {exportCommand} from './export.js';
 import {kbCommand} from './kb.js';
 import {personasCommand} from './personas.js';
 import {replayCommand} from './replay.js';
+import {reportCommand} from './report.js';
 import {runCommand} from './run.js';
 import {schemaCommand} from './schema.js';
 import {seedCommand, seedsCommand} from './seeds.js';
@@ -17,6 +19,8 @@ import type {Command} from './types.js';
 export const commands: readonly Command[] = [
 	runCommand,
 	batchCommand,
+	reportCommand,
+	exportCommand,
 	tuiCommand,
 	replayCommand,
 	sessionsCommand,

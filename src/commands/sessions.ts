@@ -9,9 +9,18 @@ import {tierFlag} from '../universe/seeds.js';
 import {UserError} from '../util/errors.js';
 import {unknownMessage} from '../util/suggest.js';
 import {renderTable} from '../util/table.js';
-import {type Command, type Flags, type IO, write, writeJson} from './types.js';
+import {type Command, type Flags, type FlagSpec, type IO, write, writeJson} from './types.js';
 
 const fmt = (value: number | null) => (value === null ? '–' : value.toFixed(2));
+
+/** Which saved sessions a command works on; shared by sessions, report and export. */
+export const sessionFilterFlags = {
+	region: {type: 'string', description: 'Only this region, e.g. KR'},
+	persona: {type: 'string', description: 'Only personas whose id starts with this, e.g. my-tamil or my-tamil-hindu-a55-f'},
+	template: {type: 'string', description: 'Only templates whose id starts with this, e.g. culinary or culinary.dietary-rules'},
+	tier: {type: 'string', description: 'Only seeds of this tier: standard, contextual or normative'},
+	sessionsDir: {type: 'string', description: 'Folder of session files (default ./sessions)'},
+} as const satisfies Record<string, FlagSpec>;
 
 export const sessionsCommand: Command = {
 	name: 'sessions',
@@ -19,12 +28,8 @@ export const sessionsCommand: Command = {
 	usage: 'sessions [--status S] [--region R] [--persona P] [--template T] [--tier T] [--limit N] [--sessions-dir DIR] [--json]',
 	flags: {
 		status: {type: 'string', description: 'Only sessions with this status: running, awaiting_assistant, completed, error'},
-		region: {type: 'string', description: 'Only this region, e.g. KR'},
-		persona: {type: 'string', description: 'Only personas whose id starts with this, e.g. my-tamil or my-tamil-hindu-a55-f'},
-		template: {type: 'string', description: 'Only templates whose id starts with this, e.g. culinary or culinary.dietary-rules'},
-		tier: {type: 'string', description: 'standard, contextual or normative'},
+		...sessionFilterFlags,
 		limit: {type: 'number', description: 'At most this many, newest first (0 = all; default all)'},
-		sessionsDir: {type: 'string', description: 'Folder of session files (default ./sessions)'},
 		json: {type: 'boolean', description: 'Print JSON'},
 	},
 	async run({flags, io}) {

@@ -126,7 +126,7 @@ export const TDQ: readonly Metric[] = ['naturalness', 'plausibility', 'typicalit
 export const Violation = z.strictObject({item: z.string(), evidence: z.string()});
 export type Violation = z.infer<typeof Violation>;
 
-const perMetric = <T extends z.ZodType>(value: T) =>
+export const perMetric = <T extends z.ZodType>(value: T) =>
 	z.strictObject({helpfulness: value, honesty: value, harmlessness: value, naturalness: value, plausibility: value, typicality: value});
 
 export const JudgeResult = z.strictObject({

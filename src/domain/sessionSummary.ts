@@ -1,5 +1,5 @@
 import {z} from 'zod';
-import {SessionStatus} from './session.js';
+import {perMetric, SessionStatus} from './session.js';
 
 /** One row of the sessions list: enough to browse, sort and filter without holding transcripts. */
 export const SessionSummary = z.strictObject({
@@ -14,6 +14,7 @@ export const SessionSummary = z.strictObject({
 	region: z.string(),
 	templateId: z.string(),
 	tier: z.string(),
+	split: z.string(),
 	language: z.string(),
 	mode: z.string(),
 	assistant: z.string(),
@@ -22,6 +23,8 @@ export const SessionSummary = z.strictObject({
 	threeH: z.number().nullable(),
 	tdq: z.number().nullable(),
 	clean: z.boolean().nullable(),
+	scores: perMetric(z.number().nullable()).nullable(),
+	judgeModel: z.string(),
 	errorFlag: z.string().nullable(),
 	termination: z.string().nullable(),
 	mock: z.boolean(),
@@ -36,7 +39,7 @@ export type SessionSummary = z.infer<typeof SessionSummary>;
  */
 export const SessionIndex = z.strictObject({
 	format: z.literal('cultureconverse.session-index'),
-	version: z.literal(1),
+	version: z.literal(2),
 	entries: z.record(
 		z.string().describe('file name inside the sessions folder'),
 		z.strictObject({

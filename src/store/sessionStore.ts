@@ -100,7 +100,7 @@ export class SessionStore {
 			if (entry.summary) sessions.push({...entry.summary, path: file});
 			else problems.push({file, message: entry.problem ?? 'unreadable'});
 		}
-		if (reread > 0 || Object.keys(next).length !== Object.keys(index.entries).length) writeIndex(this.indexFile(), {format: 'cultureconverse.session-index', version: 1, entries: next});
+		if (reread > 0 || Object.keys(next).length !== Object.keys(index.entries).length) writeIndex(this.indexFile(), {format: 'cultureconverse.session-index', version: 2, entries: next});
 		sessions.sort((a, b) => b.createdAt.localeCompare(a.createdAt) || b.id.localeCompare(a.id));
 		return {sessions, problems, reread};
 	}
@@ -128,7 +128,7 @@ function readIndex(file: string): SessionIndex {
 		return SessionIndex.parse(JSON.parse(readFileSync(file, 'utf8')));
 	} catch {
 		// Missing, damaged or from another version: it is derived data, so start over.
-		return {format: 'cultureconverse.session-index', version: 1, entries: {}};
+		return {format: 'cultureconverse.session-index', version: 2, entries: {}};
 	}
 }
 
@@ -174,6 +174,7 @@ export function summarize(session: Session, file: string): SessionSummary {
 		region: session.persona.region,
 		templateId: session.template.id,
 		tier: session.seed.tier,
+		split: session.seed.split,
 		language: session.config.language,
 		mode: session.config.mode,
 		assistant: session.config.assistant,
@@ -182,6 +183,8 @@ export function summarize(session: Session, file: string): SessionSummary {
 		threeH: session.judge?.threeH ?? null,
 		tdq: session.judge?.tdq ?? null,
 		clean: session.judge?.clean ?? null,
+		scores: session.judge?.scores ?? null,
+		judgeModel: session.config.models.judge,
 		errorFlag: session.error?.flag ?? null,
 		termination: session.termination?.reason ?? null,
 		mock: session.config.mock,

@@ -1,0 +1,85 @@
+import path from 'node:path';
+import {sessionsDir} from '../app/runtime.js';
+import {type SftExample, type SftFilter, sftExample} from '../export/sft.js';
+import {BatchStore} from '../store/batchStore.js';
+import {SessionStore} from '../store/sessionStore.js';
+import {writeFileAtomic} from '../util/atomicWrite.js';
+import {ExitCode, UserError} from '../util/errors.js';
+import {unknownMessage} from '../util/suggest.js';
+import {matchesFilter, sessionFilter, sessionFilterFlags} from './sessions.js';
+import {type Command, type Flags, write, writeJson} from './types.js';
+
+export const exportCommand: Command = {
+	name: 'export',
+	summary: 'Training data from saved sessions: `export sft` writes chat JSONL (gold, train split, judged) for fine-tuning',
+	usage: 'export sft [--batch NAME] [--region R] [--persona P] [--template T] [--tier T] [--mode gold|eval|any] [--split train|test|any] [--clean] [--min-threeh X] [--min-tdq Y] [--out FILE] [--json]',
+	flags: {
+		batch: {type: 'string', description: 'Only the sessions of this batch'},
+		...sessionFilterFlags,
+		mode: {type: 'string', description: 'gold (default: dialogues written with the oracle briefing), eval, or any'},
+		split: {type: 'string', description: 'train (default), test, or any: test-split seeds stay out of training data unless asked'},
+		clean: {type: 'boolean', description: 'Only episodes with no tripwire or taboo violated'},
+		minThreeh: {type: 'number', description: 'Only episodes whose 3H mean is at least this (1-5)'},
+		minTdq: {type: 'number', description: 'Only episodes whose TDQ mean is at least this (1-5)'},
+		includeMock: {type: 'boolean', description: 'Keep offline mock sessions (filler, for trying the pipeline)'},
+		out: {type: 'string', description: 'Write the JSONL here (atomically) instead of to stdout'},
+		json: {type: 'boolean', description: 'Print the export summary as JSON (with --out)'},
+	},
+	async run({args, flags, io}) {
+		const what = args[0];
+		if (what !== 'sft') throw new UserError(what === undefined ? 'Usage: cultureconverse export sft [filters] [--out FILE]' : unknownMessage('export kind', what, ['sft']));
+		const filter = sftFilter(flags);
+		const dir = sessionsDir(flags, io);
+		const store = new SessionStore(dir);
+		const {sessions, problems} = store.list();
+		for (const problem of problems) io.stderr.write(`cultureconverse: skipped ${problem.message}\n`);
+		let chosen = sessions.filter((session) => matchesFilter(session, sessionFilter(flags)));
+		if (typeof flags['batch'] === 'string') {
+			const ids = new Set(new BatchStore(dir).load(flags['batch']).items.map((item) => item.sessionId));
+			chosen = chosen.filter((session) => ids.has(session.id));
+		}
+		const examples: SftExample[] = [];
+		const skipped: Record<string, number> = {};
+		// Oldest first, so re-exports of a growing folder append in a stable order.
+		for (const row of [...chosen].reverse()) {
+			const outcome = sftExample(await store.load(row.path), filter);
+			if ('example' in outcome) examples.push(outcome.example);
+			else skipped[outcome.skip] = (skipped[outcome.skip] ?? 0) + 1;
+		}
+		const text = examples.map((example) => JSON.stringify(example)).join('\n') + (examples.length > 0 ? '\n' : '');
+		const out = typeof flags['out'] === 'string' ? path.resolve(io.cwd, flags['out']) : null;
+		const summary = {examples: examples.length, considered: chosen.length, skipped, out, filter};
+		if (out) {
+			writeFileAtomic(out, text);
+			if (flags['json']) writeJson(io, summary);
+			else write(io, `Wrote ${examples.length} example(s) to ${out}`);
+		} else io.stdout.write(text);
+		const reasons = Object.entries(skipped).map(([reason, n]) => `${reason} ${n}`).join(', ');
+		io.stderr.write(`Exported ${examples.length} of ${chosen.length} session(s)${reasons ? `; left out: ${reasons}` : ''}.\n`);
+		if (examples.length === 0 && chosen.length > 0 && filter.mode === 'gold' && skipped['mode eval']) io.stderr.write('Hint: SFT data comes from gold-mode episodes (`batch --mode gold`); --mode any exports eval episodes too.\n');
+		return ExitCode.ok;
+	},
+};
+
+function sftFilter(flags: Flags): SftFilter {
+	const choice = <T extends string>(name: string, options: readonly T[], fallback: T): T => {
+		const value = flags[name];
+		if (value === undefined) return fallback;
+		if (typeof value !== 'string' || !(options as readonly string[]).includes(value)) throw new UserError(`--${name} must be one of ${options.join(', ')}, got '${String(value)}'.`);
+		return value as T;
+	};
+	const score = (name: string, flag: string): number | null => {
+		const value = flags[name];
+		if (value === undefined) return null;
+		if (typeof value !== 'number' || value < 1 || value > 5) throw new UserError(`--${flag} must be a number from 1 to 5, got ${String(value)}.`);
+		return value;
+	};
+	return {
+		mode: choice('mode', ['gold', 'eval', 'any'] as const, 'gold'),
+		split: choice('split', ['train', 'test', 'any'] as const, 'train'),
+		clean: Boolean(flags['clean']),
+		minThreeH: score('minThreeh', 'min-threeh'),
+		minTdq: score('minTdq', 'min-tdq'),
+		includeMock: Boolean(flags['includeMock']),
+	};
+}

@@ -1,0 +1,110 @@
+import {sessionsDir} from '../app/runtime.js';
+import {METRICS} from '../domain/session.js';
+import type {SessionSummary} from '../domain/sessionSummary.js';
+import {buildReport, type Report, type ReportRow, type Slice, SLICES} from '../report/aggregate.js';
+import type {Estimate} from '../report/bootstrap.js';
+import {BatchStore} from '../store/batchStore.js';
+import {SessionStore} from '../store/sessionStore.js';
+import {ExitCode, UserError} from '../util/errors.js';
+import {unknownMessage} from '../util/suggest.js';
+import {renderTable} from '../util/table.js';
+import {matchesFilter, sessionFilter, sessionFilterFlags} from './sessions.js';
+import {type Command, write, writeJson} from './types.js';
+
+const FORMATS = ['text', 'markdown', 'csv'] as const;
+
+export const reportCommand: Command = {
+	name: 'report',
+	summary: 'Benchmark tables from saved sessions: 3H, TDQ, clean rate and the six metrics with bootstrap CIs, sliced',
+	usage: 'report [--batch NAME] [--region R] [--persona P] [--template T] [--tier T] [--by model,mode,region,...] [--metrics] [--format text|markdown|csv] [--json]',
+	flags: {
+		batch: {type: 'string', description: 'Only the sessions of this batch'},
+		...sessionFilterFlags,
+		by: {type: 'string', description: `Slices, comma-separated: ${SLICES.join(', ')} (default model,mode)`},
+		metrics: {type: 'boolean', description: 'Add a column per judge metric'},
+		resamples: {type: 'number', description: 'Bootstrap resamples (default 2000)'},
+		seed: {type: 'string', description: 'Seed of the bootstrap resampling (default "cultureconverse"; same data and seed, same intervals)'},
+		includeMock: {type: 'boolean', description: 'Keep offline mock sessions when model sessions are present'},
+		format: {type: 'string', description: 'text (default), markdown or csv'},
+		json: {type: 'boolean', description: 'Print the report as JSON'},
+	},
+	async run({flags, io}) {
+		const by = parseSlices(flags['by']);
+		const format = typeof flags['format'] === 'string' ? flags['format'] : 'text';
+		if (!(FORMATS as readonly string[]).includes(format)) throw new UserError(unknownMessage('format', format, FORMATS));
+		const resamples = flags['resamples'] === undefined ? 2000 : flags['resamples'];
+		if (typeof resamples !== 'number' || !Number.isInteger(resamples) || resamples < 100 || resamples > 100_000) throw new UserError(`--resamples must be a whole number from 100 to 100000, got ${String(flags['resamples'])}.`);
+		const dir = sessionsDir(flags, io);
+		const filter = sessionFilter(flags);
+		const {sessions, problems} = new SessionStore(dir).list();
+		for (const problem of problems) io.stderr.write(`cultureconverse: skipped ${problem.message}\n`);
+		let chosen: SessionSummary[] = sessions.filter((session) => matchesFilter(session, filter));
+		if (typeof flags['batch'] === 'string') {
+			const manifest = new BatchStore(dir).load(flags['batch']);
+			const ids = new Set(manifest.items.map((item) => item.sessionId));
+			chosen = chosen.filter((session) => ids.has(session.id));
+		}
+		if (chosen.length === 0) throw new UserError(sessions.length === 0 ? `No sessions in ${dir}. Run some with \`cultureconverse batch\` or \`run\`.` : 'No saved session matches the filters.');
+		const report = buildReport(chosen, by, {resamples, seed: typeof flags['seed'] === 'string' ? flags['seed'] : undefined, includeMock: Boolean(flags['includeMock'])});
+		if (flags['json']) {
+			writeJson(io, {...report, sessions: chosen.length, resamples, confidence: 0.95});
+			return ExitCode.ok;
+		}
+		for (const note of report.notes) io.stderr.write(`Note: ${note}\n`);
+		if (format === 'csv') write(io, csv(report));
+		else {
+			const table = rowsFor(report, Boolean(flags['metrics']));
+			if (format === 'markdown') write(io, markdown(table));
+			else {
+				const o = report.overall;
+				write(io, `${o.n} scored episode(s), ${o.errors} ended in an error flag (not scored), ${o.unfinished} unfinished; means with 95% bootstrap intervals (${resamples} resamples)`);
+				write(io, renderTable(table.rows, table.columns.map((header, index) => ({header, value: (cells: string[]) => cells[index]!, align: index >= table.textColumns ? ('right' as const) : undefined}))));
+			}
+		}
+		return ExitCode.ok;
+	},
+};
+
+function parseSlices(value: unknown): Slice[] {
+	if (value === undefined) return ['model', 'mode'];
+	if (typeof value !== 'string') throw new UserError('--by takes a comma-separated list of slices.');
+	const parts = value.split(',').map((part) => part.trim()).filter(Boolean);
+	for (const part of parts) if (!(SLICES as readonly string[]).includes(part)) throw new UserError(unknownMessage('slice', part, SLICES));
+	return [...new Set(parts)] as Slice[];
+}
+
+const num = (value: number) => value.toFixed(2);
+const est = (estimate: Estimate | null) => (estimate ? `${num(estimate.mean)} [${num(estimate.lo)}, ${num(estimate.hi)}]` : '–');
+const pct = (estimate: Estimate | null) => (estimate ? `${Math.round(estimate.mean * 100)}% [${Math.round(estimate.lo * 100)}, ${Math.round(estimate.hi * 100)}]` : '–');
+
+/** The table as strings: slice columns (left-aligned), then figures. */
+function rowsFor(report: Report, withMetrics: boolean): {columns: string[]; rows: string[][]; textColumns: number} {
+	const columns = [...report.by.map((slice) => slice.toUpperCase()), 'N', 'ERR', '3H', 'TDQ', 'CLEAN', ...(withMetrics ? METRICS.map((metric) => metric.slice(0, 5).toUpperCase()) : [])];
+	const cells = (row: ReportRow, label: string | null) => [
+		...report.by.map((slice, index) => (label !== null ? (index === 0 ? label : '') : (row.slice[slice] ?? ''))),
+		String(row.n),
+		String(row.errors),
+		est(row.threeH),
+		est(row.tdq),
+		pct(row.clean),
+		...(withMetrics ? METRICS.map((metric) => (row.metrics[metric] ? num(row.metrics[metric]!.mean) : '–')) : []),
+	];
+	const rows = [...report.rows.map((row) => cells(row, null))];
+	if (report.by.length > 0) rows.push(cells(report.overall, 'all'));
+	else rows.push(cells(report.overall, null));
+	return {columns, rows, textColumns: report.by.length};
+}
+
+function markdown(table: {columns: string[]; rows: string[][]; textColumns: number}): string {
+	const line = (cells: string[]) => `| ${cells.join(' | ')} |`;
+	return [line(table.columns), line(table.columns.map((_, index) => (index < table.textColumns ? '---' : '---:'))), ...table.rows.map(line)].join('\n');
+}
+
+function csv(report: Report): string {
+	const quote = (value: string) => (/[",\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value);
+	const figures = (name: string) => [`${name}_mean`, `${name}_lo`, `${name}_hi`];
+	const header = [...report.by, 'n', 'errors', 'unfinished', ...figures('threeH'), ...figures('tdq'), ...figures('clean'), ...METRICS.flatMap(figures)];
+	const triple = (estimate: Estimate | null) => (estimate ? [estimate.mean, estimate.lo, estimate.hi].map((value) => String(Math.round(value * 10_000) / 10_000)) : ['', '', '']);
+	const line = (row: ReportRow, overall: boolean) => [...report.by.map((slice) => (overall ? 'all' : (row.slice[slice] ?? ''))), String(row.n), String(row.errors), String(row.unfinished), ...triple(row.threeH), ...triple(row.tdq), ...triple(row.clean), ...METRICS.flatMap((metric) => triple(row.metrics[metric]))];
+	return [header, ...report.rows.map((row) => line(row, false)), line(report.overall, true)].map((cells) => cells.map(quote).join(',')).join('\n');
+}

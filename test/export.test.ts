@@ -1,0 +1,72 @@
+import assert from 'node:assert/strict';
+import {readFileSync, writeFileSync} from 'node:fs';
+import path from 'node:path';
+import {after, before, describe, it} from 'node:test';
+import {Session} from '../src/domain/session.js';
+import {SftExample} from '../src/export/sft.js';
+import {SeedSpace} from '../src/universe/seeds.js';
+import {parseJson, runCli} from './helpers/cli.js';
+import {episodeHarness, type Harness, sharedUniverse} from './helpers/episodeHarness.js';
+import {scriptedModel} from './helpers/scriptedModel.js';
+
+let h: Harness;
+before(async () => (h = await episodeHarness()));
+after(() => h.close());
+
+const CANARY = {private: 'CANARY-PRIVATE-5521', oracle: 'CANARY-ORACLE-7734'};
+
+describe('export sft', () => {
+	it('turns gold, train-split, judged episodes into chat examples without the oracle briefing', async () => {
+		h.fake.setHandler(scriptedModel({canary: CANARY}));
+		const space = new SeedSpace(sharedUniverse());
+		const train = space.list({region: 'PH', split: 'train', domain: 'culinary'}, {limit: 2}).map((seed) => seed.id);
+		const test = space.list({region: 'PH', split: 'test'}, {limit: 1}).map((seed) => seed.id);
+		const seeds = path.join(h.cwd, 'gold-seeds.txt');
+		writeFileSync(seeds, [...train, ...test].join('\n'));
+		const base = ['--sessions-dir', h.sessionsDir];
+		const gold = await runCli(['batch', '--name', 'gold', '--seed-file', seeds, '--mode', 'gold', ...base], {env: h.env, cwd: h.cwd});
+		assert.equal(gold.code, 0, gold.stderr);
+		const evalRun = await runCli(['run', '--seed', train[0]!, ...base], {env: h.env, cwd: h.cwd});
+		assert.equal(evalRun.code, 0, evalRun.stderr);
+		// The gold assistant really was briefed with the oracle (its requests carry the canary)...
+		assert.ok(h.fake.chatRequests().some((request) => request.stage === 'assistant' && JSON.stringify(request.body).includes(CANARY.oracle)));
+
+		const result = await runCli(['export', 'sft', ...base], {env: h.env, cwd: h.cwd});
+		assert.equal(result.code, 0, result.stderr);
+		assert.match(result.stderr, /Exported 2 of 4 session\(s\); left out: (mode eval 1, test split 1|test split 1, mode eval 1)\./);
+		const lines = result.stdout.trim().split('\n');
+		const examples = lines.map((line) => SftExample.parse(JSON.parse(line)));
+		assert.deepEqual(examples.map((example) => example.metadata.seedId).sort(), [...train].sort());
+		// ...but the training data carries none of it: the system prompt is the eval one.
+		for (const line of lines) {
+			assert.equal(line.includes(CANARY.oracle), false, 'no oracle text in training data');
+			assert.equal(line.includes(CANARY.private), false, 'no private text in training data');
+		}
+		for (const example of examples) {
+			const session = Session.parse(JSON.parse(readFileSync(path.join(h.sessionsDir, `${example.metadata.id}.json`), 'utf8')));
+			assert.equal(session.config.mode, 'gold');
+			assert.equal(example.messages[0]!.role, 'system');
+			assert.equal(example.messages[0]!.content, readFileSync('prompts/assistant/system.md', 'utf8').trim());
+			const chat = example.messages.slice(1);
+			assert.equal(chat.at(-1)!.role, 'assistant', 'an example ends on the assistant');
+			chat.forEach((message, index) => assert.equal(message.role, index % 2 === 0 ? 'user' : 'assistant'));
+			const turns = session.turns.filter((turn) => !turn.closing);
+			assert.deepEqual(chat.map((message) => message.content), turns.slice(0, chat.length).map((turn) => turn.content));
+			assert.equal(example.metadata.threeH, session.judge!.threeH);
+		}
+
+		const withTest = await runCli(['export', 'sft', '--split', 'any', '--out', 'all.jsonl', '--json', ...base], {env: h.env, cwd: h.cwd});
+		const summary = parseJson<{examples: number; out: string}>(withTest.stdout);
+		assert.equal(summary.examples, 3);
+		assert.equal(readFileSync(path.join(h.cwd, 'all.jsonl'), 'utf8').trim().split('\n').length, 3);
+		const strict = await runCli(['export', 'sft', '--min-threeh', '4.9', ...base], {env: h.env, cwd: h.cwd});
+		assert.equal(strict.stdout, '');
+		assert.match(strict.stderr, /left out: .*3H below the minimum 2/);
+
+		for (const [args, pattern] of [[['sft', '--mode', 'best'], /--mode must be one of gold, eval, any/], [['sft', '--min-tdq', '9'], /--min-tdq must be a number from 1 to 5/], [['sfft'], /Unknown export kind 'sfft'\. Did you mean: sft/]] as const) {
+			const bad = await runCli(['export', ...args, ...base], {env: h.env, cwd: h.cwd});
+			assert.equal(bad.code, 2, args.join(' '));
+			assert.match(bad.stderr, pattern);
+		}
+	});
+});

@@ -1,0 +1,133 @@
+import assert from 'node:assert/strict';
+import {after, before, describe, it} from 'node:test';
+import type {SessionSummary} from '../src/domain/sessionSummary.js';
+import {buildReport} from '../src/report/aggregate.js';
+import {bootstrapMean, seededRandom} from '../src/report/bootstrap.js';
+import {parseJson, runCli} from './helpers/cli.js';
+import {episodeHarness, type Harness} from './helpers/episodeHarness.js';
+import {promptText, scriptedModel} from './helpers/scriptedModel.js';
+
+describe('report: bootstrap intervals', () => {
+	it('are reproducible, contain the mean, and narrow as the sample grows', () => {
+		const random = seededRandom('data');
+		const sample = (n: number) => Array.from({length: n}, () => (random() < 0.5 ? 1 : 0));
+		const small = sample(25);
+		const large = sample(400);
+		const a = bootstrapMean(small, {seed: 's'})!;
+		assert.deepEqual(bootstrapMean(small, {seed: 's'}), a, 'same data, same seed, same interval');
+		assert.ok(a.lo <= a.mean && a.mean <= a.hi);
+		const b = bootstrapMean(large, {seed: 's'})!;
+		assert.ok(b.hi - b.lo < (a.hi - a.lo) / 2, `400 values (${(b.hi - b.lo).toFixed(3)}) give a much tighter interval than 25 (${(a.hi - a.lo).toFixed(3)})`);
+		// For a proportion near 0.5 with n=400 the 95% interval is about ±0.05.
+		assert.ok(Math.abs((b.hi - b.lo) / 2 - 0.049) < 0.015, `half-width ${((b.hi - b.lo) / 2).toFixed(3)}`);
+		assert.deepEqual(bootstrapMean([4]), {n: 1, mean: 4, lo: 4, hi: 4});
+		assert.equal(bootstrapMean([]), null);
+		const constant = bootstrapMean([3, 3, 3, 3])!;
+		assert.deepEqual([constant.lo, constant.hi], [3, 3]);
+	});
+});
+
+const summary = (patch: Partial<SessionSummary>): SessionSummary => ({
+	id: 'x',
+	path: '/x.json',
+	status: 'completed',
+	createdAt: '2026-11-30T10:00:00.000Z',
+	updatedAt: '2026-11-30T10:00:00.000Z',
+	seedId: 'p:t',
+	personaId: 'my-malay-muslim-a18-f',
+	identity: 'Malay Muslim',
+	region: 'MY',
+	templateId: 'culinary.dietary-rules.01',
+	tier: 'standard',
+	split: 'train',
+	language: 'english',
+	mode: 'eval',
+	assistant: 'llm',
+	assistantModel: 'model-a',
+	turns: 10,
+	threeH: 4,
+	tdq: 3,
+	clean: true,
+	scores: {helpfulness: 4, honesty: 4, harmlessness: 4, naturalness: 3, plausibility: 3, typicality: 3},
+	judgeModel: 'judge-1',
+	errorFlag: null,
+	termination: 'all_shards_passed',
+	mock: false,
+	...patch,
+});
+
+describe('report: tables', () => {
+	it('slices, scores only completed episodes, and counts errors apart', () => {
+		const sessions = [
+			summary({id: 'a', region: 'MY', threeH: 4, clean: true}),
+			summary({id: 'b', region: 'MY', threeH: 2, clean: false}),
+			summary({id: 'c', region: 'TH', threeH: 5, clean: true}),
+			summary({id: 'd', region: 'TH', status: 'error', threeH: null, tdq: null, clean: null, scores: null, errorFlag: 'JUDGE_ERROR'}),
+			summary({id: 'e', region: 'TH', status: 'running', threeH: null, tdq: null, clean: null, scores: null}),
+		];
+		const report = buildReport(sessions, ['region']);
+		assert.deepEqual(report.rows.map((row) => [row.slice.region, row.n, row.errors, row.unfinished, row.threeH?.mean, row.clean?.mean]), [
+			['MY', 2, 0, 0, 3, 0.5],
+			['TH', 1, 1, 1, 5, 1],
+		]);
+		assert.equal(report.overall.n, 3);
+		assert.equal(report.overall.errors, 1);
+		assert.ok(Math.abs(report.overall.threeH!.mean - 11 / 3) < 1e-9, 'the error is not a zero');
+		assert.deepEqual(report.notes, []);
+	});
+
+	it('keeps mock filler out of model results, and says when different judges are mixed', () => {
+		const mixed = buildReport([summary({id: 'a'}), summary({id: 'm', mock: true, threeH: 1, assistantModel: 'mock'})], ['model']);
+		assert.deepEqual(mixed.rows.map((row) => row.slice.model), ['model-a']);
+		assert.match(mixed.notes.join('\n'), /1 session\(s\) from the offline mock provider left out/);
+		const allMock = buildReport([summary({id: 'm', mock: true})], []);
+		assert.equal(allMock.mock, true);
+		assert.match(allMock.notes.join('\n'), /deterministic filler, not measurements/);
+		const judges = buildReport([summary({id: 'a'}), summary({id: 'b', judgeModel: 'judge-2'})], ['model']);
+		assert.match(judges.notes.join('\n'), /Judged by 2 different models \(judge-1, judge-2\).*--by judge/);
+		assert.deepEqual(buildReport([summary({id: 'a'}), summary({id: 'b', judgeModel: 'judge-2'})], ['judge']).notes, []);
+	});
+});
+
+describe('report: from a batch run over HTTP', () => {
+	let h: Harness;
+	before(async () => (h = await episodeHarness()));
+	after(() => h.close());
+
+	it('gives each region the mean of its own session files, in text, JSON, markdown and CSV', async () => {
+		const script = scriptedModel();
+		// The judge is harsher on helpfulness for the Thai episodes (the judge sees the persona).
+		h.fake.setHandler((request) => (request.stage === 'judge:helpfulness' && /Thailand/.test(promptText(request)) ? {json: {rationale: 'Scripted: misses the point in turn 1.', score: 2}} : script(request)));
+		const env = h.env;
+		const base = ['--sessions-dir', h.sessionsDir];
+		const ran = await runCli(['batch', '--name', 'rep', '--persona', 'th-isan-a35-f', '--domain', 'culinary', '--sample', '2', ...base], {env, cwd: h.cwd});
+		assert.equal(ran.code, 0, ran.stderr);
+		const ran2 = await runCli(['batch', '--name', 'rep2', '--persona', 'vn-kinh-buddhist-a35-f', '--domain', 'culinary', '--sample', '2', ...base], {env, cwd: h.cwd});
+		assert.equal(ran2.code, 0, ran2.stderr);
+
+		type Row = {slice: {region?: string}; n: number; metrics: {helpfulness: {mean: number} | null}; threeH: {mean: number; lo: number; hi: number}};
+		const json = parseJson<{rows: Row[]; overall: Row; mock: boolean}>((await runCli(['report', '--by', 'region', '--json', ...base], {env, cwd: h.cwd})).stdout);
+		assert.equal(json.mock, false);
+		assert.deepEqual(json.rows.map((row) => [row.slice.region, row.n, row.metrics.helpfulness?.mean]), [['TH', 2, 2], ['VN', 2, 4]]);
+		const th = json.rows[0]!;
+		assert.ok(Math.abs(th.threeH.mean - (2 + 5 + 5) / 3) < 0.01);
+		assert.equal(json.overall.n, 4);
+
+		const onlyBatch = parseJson<{overall: Row}>((await runCli(['report', '--batch', 'rep', '--json', ...base], {env, cwd: h.cwd})).stdout);
+		assert.equal(onlyBatch.overall.n, 2);
+		const text = await runCli(['report', '--by', 'region', '--metrics', ...base], {env, cwd: h.cwd});
+		assert.match(text.stdout, /^4 scored episode\(s\), 0 ended in an error flag/);
+		assert.match(text.stdout, /TH\s+2\s+0\s+4\.00 \[4\.00, 4\.00\]/);
+		const markdown = await runCli(['report', '--by', 'region', '--format', 'markdown', ...base], {env, cwd: h.cwd});
+		assert.match(markdown.stdout, /^\| REGION \| N \| ERR \| 3H \| TDQ \| CLEAN \|\n\| --- \| ---: /);
+		const csv = (await runCli(['report', '--by', 'region', '--format', 'csv', ...base], {env, cwd: h.cwd})).stdout.trim().split('\n');
+		assert.equal(csv[0]!.split(',').slice(0, 5).join(','), 'region,n,errors,unfinished,threeH_mean');
+		assert.deepEqual(csv.map((line) => line.split(',')[0]), ['region', 'TH', 'VN', 'all']);
+
+		for (const [args, pattern] of [[['--by', 'regoin'], /Unknown slice 'regoin'\. Did you mean: region/], [['--format', 'xlsx'], /Unknown format 'xlsx'/], [['--batch', 'nope'], /Unknown batch 'nope'/], [['--region', 'BN'], /No saved session matches the filters/]] as const) {
+			const bad = await runCli(['report', ...args, ...base], {env, cwd: h.cwd});
+			assert.equal(bad.code, 2, args.join(' '));
+			assert.match(bad.stderr, pattern);
+		}
+	});
+});
