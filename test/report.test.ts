@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict';
+import {readFileSync, writeFileSync} from 'node:fs';
+import path from 'node:path';
 import {after, before, describe, it} from 'node:test';
 import type {SessionSummary} from '../src/domain/sessionSummary.js';
 import {buildReport} from '../src/report/aggregate.js';
+import {krippendorffInterval, pearson, spearman, weightedKappa} from '../src/report/agreement.js';
 import {bootstrapMean, seededRandom} from '../src/report/bootstrap.js';
 import {parseJson, runCli} from './helpers/cli.js';
 import {episodeHarness, type Harness} from './helpers/episodeHarness.js';
@@ -54,6 +57,20 @@ const summary = (patch: Partial<SessionSummary>): SessionSummary => ({
 	termination: 'all_shards_passed',
 	mock: false,
 	...patch,
+});
+
+describe('report: agreement statistics', () => {
+	it('match hand-computed values', () => {
+		assert.equal(pearson([1, 2, 3], [2, 4, 6]), 1);
+		assert.equal(pearson([1, 2, 3], [3, 3, 3]), null, 'no variance, no correlation');
+		assert.equal(spearman([1, 2, 3, 4], [10, 20, 30, 1000]), 1, 'ranks, not values');
+		assert.ok(Math.abs(spearman([1, 2, 2, 3], [1, 3, 2, 4])! - 0.9487) < 1e-3, 'ties share their mean rank');
+		assert.equal(weightedKappa([1, 2, 3, 4, 5], [1, 2, 3, 4, 5]), 1);
+		assert.equal(weightedKappa([1, 1, 5, 5], [5, 5, 1, 1]), -1);
+		assert.equal(krippendorffInterval([[1, 1], [2, 2], [3, 3]]), 1);
+		assert.ok(Math.abs(krippendorffInterval([[1, 3], [3, 1]])! + 0.5) < 1e-9, 'observed 4 / expected 8/3');
+		assert.equal(krippendorffInterval([[2], [3]]), null, 'single values cannot disagree');
+	});
 });
 
 describe('report: tables', () => {
@@ -129,5 +146,59 @@ describe('report: from a batch run over HTTP', () => {
 			assert.equal(bad.code, 2, args.join(' '));
 			assert.match(bad.stderr, pattern);
 		}
+	});
+
+	it('measures the judge against human ratings of the same sessions', async () => {
+		const env = h.env;
+		const base = ['--sessions-dir', h.sessionsDir];
+		type Row = {metric: string; n: number; pearson: number | null; exact: {mean: number} | null; withinOne: {mean: number} | null; bias: number | null; humanAlpha: number | null};
+		const sessions = parseJson<Array<{id: string; region: string}>>((await runCli(['sessions', '--json', ...base], {env, cwd: h.cwd})).stdout);
+		assert.equal(sessions.length, 4);
+		// Two raters: A agrees with the judge (TH 2, VN 4 on helpfulness), B is one point kinder.
+		const lines: string[] = [];
+		for (const session of sessions) {
+			const judged = session.region === 'TH' ? 2 : 4;
+			lines.push(JSON.stringify({session: session.id, metric: 'helpfulness', score: judged, rater: 'A'}), JSON.stringify({session: session.id, metric: 'helpfulness', score: judged + 1, rater: 'B'}));
+		}
+		lines.push(JSON.stringify({session: 'not-a-session', metric: 'helpfulness', score: 3, rater: 'A'}));
+		const file = path.join(h.cwd, 'ratings.jsonl');
+		writeFileSync(file, `${lines.join('\n')}\n`);
+		const result = await runCli(['report', 'agreement', '--ratings', file, '--json', ...base], {env, cwd: h.cwd});
+		assert.equal(result.code, 0, result.stderr);
+		assert.match(result.stderr, /ratings of 1 session\(s\) not among the judged sessions chosen were ignored \(not-a-session\)/);
+		const out = parseJson<{ratings: number; raters: number; metrics: Row[]}>(result.stdout);
+		assert.equal(out.ratings, 8);
+		assert.equal(out.raters, 2);
+		const helpfulness = out.metrics.find((row) => row.metric === 'helpfulness')!;
+		assert.equal(helpfulness.n, 4);
+		assert.ok(Math.abs(helpfulness.pearson! - 1) < 1e-9, 'the judge orders sessions as people do');
+		assert.equal(helpfulness.exact!.mean, 0, 'human means 2.5 and 4.5 round up, away from the judge');
+		assert.equal(helpfulness.withinOne!.mean, 1);
+		assert.equal(helpfulness.bias, -0.5, 'the judge is half a point harsher than the people');
+		assert.ok(helpfulness.humanAlpha! > 0.6, `raters agree well with each other (alpha ${helpfulness.humanAlpha})`);
+		assert.equal(out.metrics.find((row) => row.metric === 'honesty')!.n, 0, 'nobody rated honesty');
+
+		const csv = path.join(h.cwd, 'ratings.csv');
+		writeFileSync(csv, `session,metric,score,rater\n${sessions.map((session) => `${session.id},helpfulness,3,C`).join('\n')}\n`);
+		const text = await runCli(['report', 'agreement', '--ratings', csv, ...base], {env, cwd: h.cwd});
+		assert.equal(text.code, 0, text.stderr);
+		assert.match(text.stdout, /^4 rating\(s\) by 1 rater\(s\) of 4 session\(s\)/);
+		assert.match(text.stdout, /helpfulness\s+4\s/);
+
+		const broken: Array<[string, string, RegExp]> = [
+			['bad.jsonl', `${lines[0]}\n{"session": "x", "metric": "kindness", "score": 3, "rater": "A"}\n`, /bad\.jsonl:2: metric: Invalid option/],
+			['twice.jsonl', `${lines[0]}\n${lines[0]}\n`, /twice\.jsonl:2: A already rated helpfulness of .* on line 1/],
+			['score.csv', 'session,metric,score,rater\nx,honesty,7,A\n', /score\.csv:2: score: Too big/],
+			['header.csv', 'id,metric,value\n', /header\.csv:1: the header needs the columns session, metric, score, rater/],
+		];
+		for (const [name, content, pattern] of broken) {
+			writeFileSync(path.join(h.cwd, name), content);
+			const bad = await runCli(['report', 'agreement', '--ratings', path.join(h.cwd, name), ...base], {env, cwd: h.cwd});
+			assert.equal(bad.code, 2, name);
+			assert.match(bad.stderr, pattern);
+		}
+		const none = await runCli(['report', 'agreement', ...base], {env, cwd: h.cwd});
+		assert.match(none.stderr, /report agreement needs --ratings FILE/);
+		assert.ok(readFileSync(file, 'utf8').length > 0);
 	});
 });

@@ -1,22 +1,25 @@
+import path from 'node:path';
 import {sessionsDir} from '../app/runtime.js';
 import {METRICS} from '../domain/session.js';
 import type {SessionSummary} from '../domain/sessionSummary.js';
 import {buildReport, type Report, type ReportRow, type Slice, SLICES} from '../report/aggregate.js';
+import {judgeHumanAgreement} from '../report/agreement.js';
 import type {Estimate} from '../report/bootstrap.js';
+import {readRatings} from '../report/ratings.js';
 import {BatchStore} from '../store/batchStore.js';
 import {SessionStore} from '../store/sessionStore.js';
 import {ExitCode, UserError} from '../util/errors.js';
 import {unknownMessage} from '../util/suggest.js';
 import {renderTable} from '../util/table.js';
 import {matchesFilter, sessionFilter, sessionFilterFlags} from './sessions.js';
-import {type Command, write, writeJson} from './types.js';
+import {type Command, type Flags, type IO, write, writeJson} from './types.js';
 
 const FORMATS = ['text', 'markdown', 'csv'] as const;
 
 export const reportCommand: Command = {
 	name: 'report',
 	summary: 'Benchmark tables from saved sessions: 3H, TDQ, clean rate and the six metrics with bootstrap CIs, sliced',
-	usage: 'report [--batch NAME] [--region R] [--persona P] [--template T] [--tier T] [--by model,mode,region,...] [--metrics] [--format text|markdown|csv] [--json]',
+	usage: ['report [--batch NAME] [--region R] [--persona P] [--template T] [--tier T] [--by model,mode,region,...] [--metrics] [--format text|markdown|csv] [--json]', 'report agreement --ratings FILE [--batch NAME] [filters] [--json]'].join('\n    $ cultureconverse '),
 	flags: {
 		batch: {type: 'string', description: 'Only the sessions of this batch'},
 		...sessionFilterFlags,
@@ -26,25 +29,18 @@ export const reportCommand: Command = {
 		seed: {type: 'string', description: 'Seed of the bootstrap resampling (default "cultureconverse"; same data and seed, same intervals)'},
 		includeMock: {type: 'boolean', description: 'Keep offline mock sessions when model sessions are present'},
 		format: {type: 'string', description: 'text (default), markdown or csv'},
+		ratings: {type: 'string', description: 'agreement: human ratings, JSONL or CSV (session, metric, score, rater); see `schema human-rating`'},
 		json: {type: 'boolean', description: 'Print the report as JSON'},
 	},
-	async run({flags, io}) {
+	async run({args, flags, io}) {
+		if (args[0] === 'agreement') return agreement(flags, io);
+		if (args[0] !== undefined) throw new UserError(unknownMessage('report', args[0], ['agreement'], 'Run `cultureconverse report --help`.'));
 		const by = parseSlices(flags['by']);
 		const format = typeof flags['format'] === 'string' ? flags['format'] : 'text';
 		if (!(FORMATS as readonly string[]).includes(format)) throw new UserError(unknownMessage('format', format, FORMATS));
 		const resamples = flags['resamples'] === undefined ? 2000 : flags['resamples'];
 		if (typeof resamples !== 'number' || !Number.isInteger(resamples) || resamples < 100 || resamples > 100_000) throw new UserError(`--resamples must be a whole number from 100 to 100000, got ${String(flags['resamples'])}.`);
-		const dir = sessionsDir(flags, io);
-		const filter = sessionFilter(flags);
-		const {sessions, problems} = new SessionStore(dir).list();
-		for (const problem of problems) io.stderr.write(`cultureconverse: skipped ${problem.message}\n`);
-		let chosen: SessionSummary[] = sessions.filter((session) => matchesFilter(session, filter));
-		if (typeof flags['batch'] === 'string') {
-			const manifest = new BatchStore(dir).load(flags['batch']);
-			const ids = new Set(manifest.items.map((item) => item.sessionId));
-			chosen = chosen.filter((session) => ids.has(session.id));
-		}
-		if (chosen.length === 0) throw new UserError(sessions.length === 0 ? `No sessions in ${dir}. Run some with \`cultureconverse batch\` or \`run\`.` : 'No saved session matches the filters.');
+		const chosen = chooseSessions(flags, io);
 		const report = buildReport(chosen, by, {resamples, seed: typeof flags['seed'] === 'string' ? flags['seed'] : undefined, includeMock: Boolean(flags['includeMock'])});
 		if (flags['json']) {
 			writeJson(io, {...report, sessions: chosen.length, resamples, confidence: 0.95});
@@ -64,6 +60,56 @@ export const reportCommand: Command = {
 		return ExitCode.ok;
 	},
 };
+
+/** The saved sessions a report is about: the filters, then the batch. Never empty. */
+function chooseSessions(flags: Flags, io: IO): SessionSummary[] {
+	const dir = sessionsDir(flags, io);
+	const filter = sessionFilter(flags);
+	const {sessions, problems} = new SessionStore(dir).list();
+	for (const problem of problems) io.stderr.write(`cultureconverse: skipped ${problem.message}\n`);
+	let chosen: SessionSummary[] = sessions.filter((session) => matchesFilter(session, filter));
+	if (typeof flags['batch'] === 'string') {
+		const manifest = new BatchStore(dir).load(flags['batch']);
+		const ids = new Set(manifest.items.map((item) => item.sessionId));
+		chosen = chosen.filter((session) => ids.has(session.id));
+	}
+	if (chosen.length === 0) throw new UserError(sessions.length === 0 ? `No sessions in ${dir}. Run some with \`cultureconverse batch\` or \`run\`.` : 'No saved session matches the filters.');
+	return chosen;
+}
+
+/** `report agreement`: the judge against human ratings of the same sessions, per metric. */
+function agreement(flags: Flags, io: IO): number {
+	if (typeof flags['ratings'] !== 'string') throw new UserError('report agreement needs --ratings FILE (JSONL or CSV of session, metric, score, rater; see `cultureconverse schema human-rating`).');
+	const ratings = readRatings(path.resolve(io.cwd, flags['ratings']));
+	const sessions = chooseSessions(flags, io);
+	const judge = new Map(sessions.filter((session) => session.scores).map((session) => [session.id, session.scores!]));
+	const known = ratings.filter((rating) => judge.has(rating.session));
+	const unknown = [...new Set(ratings.filter((rating) => !judge.has(rating.session)).map((rating) => rating.session))];
+	if (unknown.length > 0) io.stderr.write(`Note: ratings of ${unknown.length} session(s) not among the judged sessions chosen were ignored (${unknown.slice(0, 3).join(', ')}${unknown.length > 3 ? ', ...' : ''}).\n`);
+	if (known.length === 0) throw new UserError('None of the rated sessions is among the judged sessions chosen: check the session ids, --sessions-dir and the filters.');
+	if (sessions.some((session) => session.mock)) io.stderr.write('Note: some rated sessions were judged by the offline mock: its scores are filler, not a judge.\n');
+	const rows = judgeHumanAgreement(judge, known, {seed: typeof flags['seed'] === 'string' ? flags['seed'] : undefined});
+	const raters = new Set(known.map((rating) => rating.rater)).size;
+	if (flags['json']) {
+		writeJson(io, {ratings: known.length, raters, sessions: new Set(known.map((rating) => rating.session)).size, metrics: rows});
+		return ExitCode.ok;
+	}
+	const r = (value: number | null) => (value === null ? '–' : value.toFixed(2));
+	write(io, `${known.length} rating(s) by ${raters} rater(s) of ${new Set(known.map((rating) => rating.session)).size} session(s); agreement intervals are 95% bootstrap`);
+	write(io, renderTable(rows, [
+		{header: 'METRIC', value: (row) => row.metric},
+		{header: 'N', value: (row) => row.n, align: 'right'},
+		{header: 'PEARSON', value: (row) => r(row.pearson), align: 'right'},
+		{header: 'SPEARMAN', value: (row) => r(row.spearman), align: 'right'},
+		{header: 'EXACT', value: (row) => pct(row.exact), align: 'right'},
+		{header: 'WITHIN 1', value: (row) => pct(row.withinOne), align: 'right'},
+		{header: 'KAPPA(QW)', value: (row) => r(row.kappa), align: 'right'},
+		{header: 'BIAS', value: (row) => (row.bias === null ? '–' : `${row.bias >= 0 ? '+' : ''}${row.bias.toFixed(2)}`), align: 'right'},
+		{header: 'α HUMANS', value: (row) => r(row.humanAlpha), align: 'right'},
+		{header: 'α +JUDGE', value: (row) => r(row.withJudgeAlpha), align: 'right'},
+	]));
+	return ExitCode.ok;
+}
 
 function parseSlices(value: unknown): Slice[] {
 	if (value === undefined) return ['model', 'mode'];
