@@ -106,7 +106,9 @@ async function runOrResume(context: CommandContext): Promise<number> {
 	const store = new BatchStore(sessionsDir(flags, io));
 	const name = checkBatchName(typeof flags['name'] === 'string' ? flags['name'] : `batch-${stamp(new Date())}`);
 	const space = new SeedSpace(universe());
-	const runtime = createRuntime({flags, io, universe: universe()});
+	const live = liveLine(io.stderr, !flags['json'] && !flags['jsonl'] && Boolean((io.stderr as {isTTY?: boolean}).isTTY));
+	// Everything the run says on stderr (index builds, warnings) goes above the live progress line.
+	const runtime = createRuntime({flags, io: {...io, stderr: live.stream}, universe: universe()});
 	const episode = episodeConfigOf(flags, runtime);
 	let manifest: BatchManifest;
 	if (store.exists(name)) {
@@ -144,7 +146,7 @@ async function runOrResume(context: CommandContext): Promise<number> {
 		io.stderr.write(`Batch ${name}: ${manifest.items.length} item(s), ${todo} to run, ${parallel} at a time; manifest ${store.fileFor(name)}\n`);
 	}
 	const started = Date.now();
-	const progress = progressPrinter(io, mode, manifest.items.length, () => runtime.gateway.concurrency());
+	const progress = progressPrinter(io, live, mode, manifest.items.length, () => runtime.gateway.concurrency());
 	const result = await runBatch({
 		runtime,
 		store,
@@ -159,7 +161,7 @@ async function runOrResume(context: CommandContext): Promise<number> {
 	});
 	progress.done();
 	const summary = summarizeBatch(result.manifest);
-	const run = runFigures(result.calls, Date.now() - started, todo);
+	const run = runFigures(result.calls, Date.now() - started, progress.finished());
 	if (mode === 'text') {
 		write(io, summaryText(summary, run));
 		if (result.interrupted || summary.byStatus.error > 0 || summary.byStatus.pending > 0 || summary.byStatus.running > 0) {
@@ -206,12 +208,49 @@ function summaryText(summary: BatchSummary, run?: RunFigures): string {
 }
 
 /** Progress on stderr: one rewritten line on a terminal, one line per finished item otherwise; JSON lines with --jsonl. */
-function progressPrinter(io: IO, mode: 'text' | 'json' | 'jsonl', total: number, width: () => {limit: number; max: number}): ((event: BatchEvent, manifest: BatchManifest) => void) & {done(): void} {
-	const live = mode === 'text' && Boolean((io.stderr as {isTTY?: boolean}).isTTY);
+type LiveLine = {
+	readonly enabled: boolean;
+	/** A stderr that writes above the live line and redraws it. */
+	readonly stream: NodeJS.WritableStream;
+	set(line: string): void;
+	end(): void;
+};
+
+/** One status line kept at the bottom of a terminal; other stderr output scrolls above it. */
+function liveLine(stderr: NodeJS.WritableStream, enabled: boolean): LiveLine {
+	let current = '';
+	const clear = () => (current ? stderr.write('\r\u001B[K') : true);
+	const stream = Object.assign(Object.create(stderr) as NodeJS.WritableStream, {
+		write(chunk: string | Uint8Array) {
+			if (!enabled) return stderr.write(chunk);
+			clear();
+			stderr.write(chunk);
+			return current ? stderr.write(current) : true;
+		},
+	});
+	return {
+		enabled,
+		stream,
+		set(line) {
+			if (!enabled) return;
+			clear();
+			current = line;
+			stderr.write(line);
+		},
+		end() {
+			if (enabled && current) stderr.write('\n');
+			current = '';
+		},
+	};
+}
+
+function progressPrinter(io: IO, liveLine: LiveLine, mode: 'text' | 'json' | 'jsonl', total: number, width: () => {limit: number; max: number}): ((event: BatchEvent, manifest: BatchManifest) => void) & {done(): void; finished(): number} {
+	const live = mode === 'text' && liveLine.enabled;
 	let retries = 0;
-	let lastLine = '';
+	let finished = 0;
 	const print = (event: BatchEvent, manifest: BatchManifest) => {
 		if (event.type === 'call_retried') retries++;
+		if (event.type === 'item_failed' || (event.type === 'item_finished' && (event.item.status === 'completed' || event.item.status === 'error'))) finished++;
 		if (mode === 'jsonl') {
 			if (event.type === 'item_finished') io.stdout.write(`${JSON.stringify({type: event.type, ...event.item})}\n`);
 			else if (event.type === 'item_failed') io.stdout.write(`${JSON.stringify({type: event.type, message: event.message, ...event.item})}\n`);
@@ -222,8 +261,7 @@ function progressPrinter(io: IO, mode: 'text' | 'json' | 'jsonl', total: number,
 		const done = summary.byStatus.completed + summary.byStatus.error;
 		if (live) {
 			const {limit, max} = width();
-			lastLine = `batch ${manifest.name}: ${done}/${total} done (${summary.byStatus.error} error) · ${summary.byStatus.running} running · 3H ${stat(summary.threeH.mean)} · ${retries} retries${limit < max ? ` · rate-limited: ${limit}/${max} calls in flight` : ''}`;
-			io.stderr.write(`\r\u001B[K${lastLine}`);
+			liveLine.set(`batch ${manifest.name}: ${done}/${total} done (${summary.byStatus.error} error) · ${summary.byStatus.running} running · 3H ${stat(summary.threeH.mean)} · ${retries} retries${limit < max ? ` · rate-limited: ${limit}/${max} calls in flight` : ''}`);
 			return;
 		}
 		if (event.type === 'item_finished') {
@@ -233,7 +271,7 @@ function progressPrinter(io: IO, mode: 'text' | 'json' | 'jsonl', total: number,
 			io.stderr.write(`[${done}/${total}] could not run ${event.item.seedId}: ${event.message}\n`);
 		}
 	};
-	return Object.assign(print, {done: () => void (live && lastLine ? io.stderr.write('\n') : undefined)});
+	return Object.assign(print, {done: () => liveLine.end(), finished: () => finished});
 }
 
 function describeSelection(selection: BatchSelection): string {

@@ -12,6 +12,7 @@
 import {performance} from 'node:perf_hooks';
 import {runCli} from '../helpers/cli.js';
 import {episodeHarness} from '../helpers/episodeHarness.js';
+import type {FakeReply} from '../helpers/fakeOpenAI.js';
 import {scriptedModel} from '../helpers/scriptedModel.js';
 
 const EPISODES = Number(process.env['BENCH_EPISODES'] ?? 24);
@@ -21,7 +22,8 @@ const PARALLEL = (process.env['BENCH_PARALLEL'] ?? '1,4,8,16').split(',').map(Nu
 const h = await episodeHarness();
 try {
 	const script = scriptedModel();
-	h.fake.setHandler((request) => ({delayMs: LATENCY, then: script(request)}));
+	// The scripted model answers synchronously; only the wait is added.
+	h.fake.setHandler((request) => ({delayMs: LATENCY, then: script(request) as FakeReply | undefined}));
 	console.log(`${EPISODES} episodes per run, ${LATENCY} ms per model call (loopback server), hash embedder`);
 	console.log('PARALLEL  WALL s  EPISODES/H  CALLS/S  CALLS  IDEAL EP/H  EFFICIENCY  PEAK RSS MB');
 	for (const parallel of PARALLEL) {
