@@ -174,3 +174,23 @@ describe('batch: bad input', () => {
 		assert.match(listed.stderr, /skipped .*broken\.json/);
 	});
 });
+
+describe('batch: the live progress line', () => {
+	it('keeps one status line at the bottom of a terminal, with other messages above it', async () => {
+		const {liveLine} = await import('../src/present/liveLine.js');
+		let out = '';
+		const stderr = {write: (chunk: string) => ((out += chunk), true)} as unknown as NodeJS.WritableStream;
+		const line = liveLine(stderr, true);
+		line.set('batch x: 1/3 done');
+		line.stream.write('cultureconverse: building an index\n');
+		line.set('batch x: 2/3 done');
+		line.end();
+		assert.equal(out, 'batch x: 1/3 done\r\u001B[Kcultureconverse: building an index\nbatch x: 1/3 done\r\u001B[Kbatch x: 2/3 done\n');
+		let plain = '';
+		const off = liveLine({write: (chunk: string) => ((plain += chunk), true)} as unknown as NodeJS.WritableStream, false);
+		off.set('ignored');
+		off.stream.write('message\n');
+		off.end();
+		assert.equal(plain, 'message\n', 'off a terminal: no status line, messages pass through');
+	});
+});

@@ -10,6 +10,7 @@ import {registerSchema} from '../domain/registry.js';
 import {type CallRecord, ModelRole} from '../domain/session.js';
 import {estimateCost} from '../llm/pricing.js';
 import {summarizeCalls} from '../llm/usage.js';
+import {type LiveLine, liveLine} from '../present/liveLine.js';
 import {BatchStore} from '../store/batchStore.js';
 import {SeedSpace} from '../universe/seeds.js';
 import {ExitCode, UserError} from '../util/errors.js';
@@ -208,42 +209,6 @@ function summaryText(summary: BatchSummary, run?: RunFigures): string {
 }
 
 /** Progress on stderr: one rewritten line on a terminal, one line per finished item otherwise; JSON lines with --jsonl. */
-type LiveLine = {
-	readonly enabled: boolean;
-	/** A stderr that writes above the live line and redraws it. */
-	readonly stream: NodeJS.WritableStream;
-	set(line: string): void;
-	end(): void;
-};
-
-/** One status line kept at the bottom of a terminal; other stderr output scrolls above it. */
-function liveLine(stderr: NodeJS.WritableStream, enabled: boolean): LiveLine {
-	let current = '';
-	const clear = () => (current ? stderr.write('\r\u001B[K') : true);
-	const stream = Object.assign(Object.create(stderr) as NodeJS.WritableStream, {
-		write(chunk: string | Uint8Array) {
-			if (!enabled) return stderr.write(chunk);
-			clear();
-			stderr.write(chunk);
-			return current ? stderr.write(current) : true;
-		},
-	});
-	return {
-		enabled,
-		stream,
-		set(line) {
-			if (!enabled) return;
-			clear();
-			current = line;
-			stderr.write(line);
-		},
-		end() {
-			if (enabled && current) stderr.write('\n');
-			current = '';
-		},
-	};
-}
-
 function progressPrinter(io: IO, liveLine: LiveLine, mode: 'text' | 'json' | 'jsonl', total: number, width: () => {limit: number; max: number}): ((event: BatchEvent, manifest: BatchManifest) => void) & {done(): void; finished(): number} {
 	const live = mode === 'text' && liveLine.enabled;
 	let retries = 0;
