@@ -40,9 +40,12 @@ export function episodeOptionsFromFlags(flags: Flags): EpisodeOptions {
 	if (typeof flags['replayFrom'] === 'string') assistant = AssistantKind.parse('replay');
 	const judgeMode = JudgeMode.safeParse(flags['judgeMode'] ?? 'separate');
 	if (!judgeMode.success) throw new UserError(`--judge-mode must be separate or combined, got '${String(flags['judgeMode'])}'.`);
+	const bestOf = flags['bestOf'] === undefined ? null : Number(flags['bestOf']);
+	if (bestOf !== null && (!Number.isInteger(bestOf) || bestOf < 2 || bestOf > 16)) throw new UserError(`--best-of must be a whole number from 2 to 16, got '${String(flags['bestOf'])}'.`);
+	if (bestOf !== null && (assistant === 'human' || assistant === 'replay')) throw new UserError(`--best-of samples the model under test; it does not go with ${assistant === 'human' ? '--human' : '--replay-from'}.`);
 	const maxTurns = Number(flags['maxTurns'] ?? 5);
 	if (!Number.isInteger(maxTurns) || maxTurns < 1 || maxTurns > 20) throw new UserError(`--max-turns must be a whole number from 1 to 20, got '${String(flags['maxTurns'])}'.`);
-	return {language: language.data, assistant, judgeMode: judgeMode.data, maxTurns, replayFrom: typeof flags['replayFrom'] === 'string' ? flags['replayFrom'] : null};
+	return {language: language.data, assistant, judgeMode: judgeMode.data, maxTurns, replayFrom: typeof flags['replayFrom'] === 'string' ? flags['replayFrom'] : null, bestOf};
 }
 
 /** A new episode for a seed, saved to the store before its first step; `listener` sees every event from episode_started on. */

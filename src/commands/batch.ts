@@ -25,7 +25,7 @@ const withoutDefault = ({default: _default, ...spec}: FlagSpec): FlagSpec => spe
 registerSchema('batch', BatchManifest, 'a batch manifest (sessions/batches/<name>.json): the plan and where each item stands');
 
 const SELECTION_FLAGS = [...Object.keys(filterFlags), 'seedFile', 'sample', 'sampleSeed', 'trials'] as const;
-const EPISODE_FLAGS = ['lang', 'mode', 'judgeMode', 'maxTurns'] as const;
+const EPISODE_FLAGS = ['lang', 'mode', 'judgeMode', 'maxTurns', 'bestOf'] as const;
 
 export const batchCommand: Command = {
 	name: 'batch',
@@ -49,6 +49,7 @@ export const batchCommand: Command = {
 		mode: withoutDefault(episodeFlags.mode),
 		judgeMode: withoutDefault(episodeFlags.judgeMode),
 		maxTurns: withoutDefault(episodeFlags.maxTurns),
+		bestOf: episodeFlags.bestOf,
 		skipErrors: {type: 'boolean', description: 'On a rerun, leave items that ended in an error flag alone (default: retry them)'},
 		allowModelChange: {type: 'boolean', description: 'Resume even if the model settings differ from the batch\'s (scores will mix models)'},
 		dryRun: {type: 'boolean', description: 'Print the plan (how many seeds, tiers, regions) and run nothing'},
@@ -96,6 +97,7 @@ function episodeConfigOf(flags: Flags, runtime: Runtime): BatchEpisodeConfig {
 		assistant: options.assistant ?? 'llm',
 		judgeMode: options.judgeMode ?? 'separate',
 		maxTurns: options.maxTurns ?? 5,
+		bestOf: options.bestOf ?? null,
 		models: Object.fromEntries(ModelRole.options.map((role) => [role, `${runtime.gateway.settings(role).provider}:${runtime.gateway.settings(role).model}`])),
 	};
 }
@@ -118,8 +120,8 @@ async function runOrResume(context: CommandContext): Promise<number> {
 		if (given(flags, SELECTION_FLAGS).length > 0 && JSON.stringify(asked) !== JSON.stringify(manifest.selection)) {
 			throw new UserError(`Batch '${name}' was planned with another selection (${describeSelection(manifest.selection)}). Rerun it with no seed flags to resume it, or give a new --name.`);
 		}
-		const changedEpisode = EPISODE_FLAGS.filter((flag) => flags[flag] !== undefined).length > 0 && JSON.stringify({...episode, models: null}) !== JSON.stringify({...manifest.episode, models: null});
-		if (changedEpisode) throw new UserError(`Batch '${name}' runs ${manifest.episode.language} / ${manifest.episode.mode} / ${manifest.episode.judgeMode} / max ${manifest.episode.maxTurns} turns; resume it without --lang, --mode, --judge-mode or --max-turns, or give a new --name.`);
+		const changedEpisode = EPISODE_FLAGS.filter((flag) => flags[flag] !== undefined).length > 0 && JSON.stringify({...episode, bestOf: episode.bestOf ?? null, models: null}) !== JSON.stringify({...manifest.episode, bestOf: manifest.episode.bestOf ?? null, models: null});
+		if (changedEpisode) throw new UserError(`Batch '${name}' runs ${manifest.episode.language} / ${manifest.episode.mode} / ${manifest.episode.judgeMode} / max ${manifest.episode.maxTurns} turns; ${manifest.episode.bestOf ? ` / best of ${manifest.episode.bestOf}` : ''}; resume it without --lang, --mode, --judge-mode, --max-turns or --best-of, or give a new --name.`);
 		const models = ModelRole.options.filter((role) => manifest.episode.models[role] !== episode.models[role]);
 		if (models.length > 0 && !flags['allowModelChange']) {
 			throw new UserError(`Batch '${name}' was planned with other models (${models.map((role) => `${role}: ${manifest.episode.models[role]} -> ${episode.models[role]}`).join('; ')}). Scores from different models are not comparable: resume with the same model flags, or pass --allow-model-change.`);
@@ -153,7 +155,7 @@ async function runOrResume(context: CommandContext): Promise<number> {
 		store,
 		manifest,
 		seedOf: (id) => space.get(id),
-		episode: {language: episode.language, assistant: episode.assistant, judgeMode: episode.judgeMode, maxTurns: episode.maxTurns},
+		episode: {language: episode.language, assistant: episode.assistant, judgeMode: episode.judgeMode, maxTurns: episode.maxTurns, bestOf: episode.bestOf ?? null},
 		parallel,
 		retryErrors: !flags['skipErrors'],
 		allowModelChange: Boolean(flags['allowModelChange']),

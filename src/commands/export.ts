@@ -1,5 +1,6 @@
 import path from 'node:path';
 import {sessionsDir} from '../app/runtime.js';
+import {type PreferencePair, preferencePairs} from '../export/pairs.js';
 import {type SftExample, type SftFilter, sftExample} from '../export/sft.js';
 import {BatchStore} from '../store/batchStore.js';
 import {SessionStore} from '../store/sessionStore.js';
@@ -11,24 +12,30 @@ import {type Command, type Flags, write, writeJson} from './types.js';
 
 export const exportCommand: Command = {
 	name: 'export',
-	summary: 'Training data from saved sessions: `export sft` writes chat JSONL (gold, train split, judged) for fine-tuning',
-	usage: 'export sft [--batch NAME] [--region R] [--persona P] [--template T] [--tier T] [--mode gold|eval|any] [--split train|test|any] [--clean] [--min-threeh X] [--min-tdq Y] [--out FILE] [--json]',
+	summary: 'Training data from saved sessions: `export sft` (chat JSONL) and `export pairs` (best-of-N preference pairs)',
+	usage: [
+		'export sft [--batch NAME] [--region R] [--persona P] [--template T] [--tier T] [--mode gold|eval|any] [--split train|test|any] [--clean] [--min-threeh X] [--min-tdq Y] [--out FILE] [--json]',
+		'export pairs [same filters] [--min-margin M] [--out FILE] [--json]',
+	].join('\n    $ cultureconverse '),
 	flags: {
 		batch: {type: 'string', description: 'Only the sessions of this batch'},
 		...sessionFilterFlags,
-		mode: {type: 'string', description: 'gold (default: dialogues written with the oracle briefing), eval, or any'},
+		mode: {type: 'string', description: 'sft: gold (default: dialogues written with the oracle briefing), eval or any; pairs: any (default), eval or gold'},
 		split: {type: 'string', description: 'train (default), test, or any: test-split seeds stay out of training data unless asked'},
 		clean: {type: 'boolean', description: 'Only episodes with no tripwire or taboo violated'},
 		minThreeh: {type: 'number', description: 'Only episodes whose 3H mean is at least this (1-5)'},
 		minTdq: {type: 'number', description: 'Only episodes whose TDQ mean is at least this (1-5)'},
+		minMargin: {type: 'number', description: 'pairs: fewest rating points between chosen and rejected (default 1)'},
 		includeMock: {type: 'boolean', description: 'Keep offline mock sessions (filler, for trying the pipeline)'},
 		out: {type: 'string', description: 'Write the JSONL here (atomically) instead of to stdout'},
 		json: {type: 'boolean', description: 'Print the export summary as JSON (with --out)'},
 	},
 	async run({args, flags, io}) {
 		const what = args[0];
-		if (what !== 'sft') throw new UserError(what === undefined ? 'Usage: cultureconverse export sft [filters] [--out FILE]' : unknownMessage('export kind', what, ['sft']));
-		const filter = sftFilter(flags);
+		if (what !== 'sft' && what !== 'pairs') throw new UserError(what === undefined ? 'Usage: cultureconverse export sft|pairs [filters] [--out FILE]' : unknownMessage('export kind', what, ['sft', 'pairs']));
+		const filter = sftFilter(flags, what === 'sft' ? 'gold' : 'any');
+		const margin = flags['minMargin'] === undefined ? 1 : flags['minMargin'];
+		if (typeof margin !== 'number' || margin < 0 || margin > 4) throw new UserError(`--min-margin must be a number from 0 to 4, got ${String(flags['minMargin'])}.`);
 		const dir = sessionsDir(flags, io);
 		const store = new SessionStore(dir);
 		const {sessions, problems} = store.list();
@@ -38,12 +45,14 @@ export const exportCommand: Command = {
 			const ids = new Set(new BatchStore(dir).load(flags['batch']).items.map((item) => item.sessionId));
 			chosen = chosen.filter((session) => ids.has(session.id));
 		}
-		const examples: SftExample[] = [];
+		const examples: Array<SftExample | PreferencePair> = [];
 		const skipped: Record<string, number> = {};
 		// Oldest first, so re-exports of a growing folder append in a stable order.
 		for (const row of [...chosen].reverse()) {
-			const outcome = sftExample(await store.load(row.path), filter);
+			const session = await store.load(row.path);
+			const outcome = what === 'sft' ? sftExample(session, filter) : preferencePairs(session, {...filter, minMargin: margin});
 			if ('example' in outcome) examples.push(outcome.example);
+			else if ('pairs' in outcome) examples.push(...outcome.pairs);
 			else skipped[outcome.skip] = (skipped[outcome.skip] ?? 0) + 1;
 		}
 		const text = examples.map((example) => JSON.stringify(example)).join('\n') + (examples.length > 0 ? '\n' : '');
@@ -55,13 +64,15 @@ export const exportCommand: Command = {
 			else write(io, `Wrote ${examples.length} example(s) to ${out}`);
 		} else io.stdout.write(text);
 		const reasons = Object.entries(skipped).map(([reason, n]) => `${reason} ${n}`).join(', ');
-		io.stderr.write(`Exported ${examples.length} of ${chosen.length} session(s)${reasons ? `; left out: ${reasons}` : ''}.\n`);
+		const used = chosen.length - Object.values(skipped).reduce((sum, n) => sum + n, 0);
+		io.stderr.write(`Exported ${what === 'sft' ? `${examples.length} of ${chosen.length} session(s)` : `${examples.length} pair(s) from ${used} of ${chosen.length} session(s)`}${reasons ? `; left out: ${reasons}` : ''}.\n`);
+		if (what === 'pairs' && examples.length === 0 && skipped['no best-of-N turns']) io.stderr.write('Hint: pairs come from best-of-N episodes (`run` or `batch` with --best-of N).\n');
 		if (examples.length === 0 && chosen.length > 0 && filter.mode === 'gold' && skipped['mode eval']) io.stderr.write('Hint: SFT data comes from gold-mode episodes (`batch --mode gold`); --mode any exports eval episodes too.\n');
 		return ExitCode.ok;
 	},
 };
 
-function sftFilter(flags: Flags): SftFilter {
+function sftFilter(flags: Flags, defaultMode: SftFilter['mode']): SftFilter {
 	const choice = <T extends string>(name: string, options: readonly T[], fallback: T): T => {
 		const value = flags[name];
 		if (value === undefined) return fallback;
@@ -75,7 +86,7 @@ function sftFilter(flags: Flags): SftFilter {
 		return value;
 	};
 	return {
-		mode: choice('mode', ['gold', 'eval', 'any'] as const, 'gold'),
+		mode: choice('mode', ['gold', 'eval', 'any'] as const, defaultMode),
 		split: choice('split', ['train', 'test', 'any'] as const, 'train'),
 		clean: Boolean(flags['clean']),
 		minThreeH: score('minThreeh', 'min-threeh'),

@@ -21,6 +21,7 @@ export const episodeFlags = {
 	replayFrom: {type: 'string', description: 'Replay the assistant turns of this saved session'},
 	maxTurns: {type: 'number', default: 5, description: 'Maximum user turns'},
 	judgeMode: {type: 'string', default: 'separate', description: 'separate (one call per metric) or combined (one call; cheaper)'},
+	bestOf: {type: 'number', description: 'Best-of-N: sample N assistant replies per turn (2-16) and keep the one the judge rates best against the oracle (N+1 calls per turn)'},
 } as const;
 
 export const runCommand: Command = {

@@ -28,6 +28,7 @@ export const BatchEpisodeConfig = z.strictObject({
 	assistant: AssistantKind,
 	judgeMode: JudgeMode,
 	maxTurns: z.number().int().min(1).max(20),
+	bestOf: z.number().int().min(2).max(16).nullable().optional(),
 	models: z.record(z.string(), z.string()).describe('role -> provider:model when the batch was planned'),
 });
 export type BatchEpisodeConfig = z.infer<typeof BatchEpisodeConfig>;

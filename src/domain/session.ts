@@ -88,6 +88,8 @@ export const SessionConfig = z.strictObject({
 	embedder: z.string(),
 	/** True when any role ran on the offline mock provider: such scores are not model measurements. */
 	mock: z.boolean(),
+	/** Best-of-N: candidate replies per assistant turn, rated by the judge role against the oracle; absent or null = one reply. */
+	bestOf: z.number().int().min(2).max(16).nullable().optional(),
 });
 export type SessionConfig = z.infer<typeof SessionConfig>;
 
@@ -95,6 +97,16 @@ export const Decision = z.enum(['ADVANCE_NEXT', 'CONTINUE_CURRENT', 'END_FAILED'
 export type Decision = z.infer<typeof Decision>;
 
 export const TurnSource = z.enum(['blueprint', 'simulator', 'llm', 'gold', 'human', 'replay']);
+
+/** One of the replies a best-of-N assistant sampled for a turn, with the rating that chose among them. */
+export const Candidate = z.strictObject({
+	content: z.string(),
+	score: z.number().int().min(1).max(5),
+	rationale: z.string(),
+	callId: z.string(),
+	chosen: z.boolean(),
+});
+export type Candidate = z.infer<typeof Candidate>;
 
 export const Turn = z.strictObject({
 	index: z.number().int().nonnegative(),
@@ -114,6 +126,8 @@ export const Turn = z.strictObject({
 	/** A user message written after the dialogue ended (thanks, farewell): not answered. */
 	closing: z.boolean(),
 	callId: z.string().nullable(),
+	/** Best-of-N assistant turns: every sampled reply with its rating; the turn's content is the chosen one. */
+	candidates: z.array(Candidate).optional(),
 });
 export type Turn = z.infer<typeof Turn>;
 

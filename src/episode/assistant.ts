@@ -18,4 +18,4 @@ export function buildAssistantPrompt(view: PublicView, guidance?: GoldGuidance):
 }
 
 /** What the offline mock provider receives for an assistant call: the same public view, nothing more. */
-export type AssistantMockInput = {readonly view: PublicView; readonly gold: boolean; readonly guidance: string | null; readonly language: string};
+export type AssistantMockInput = {readonly view: PublicView; readonly gold: boolean; readonly guidance: string | null; readonly language: string; readonly sample?: number};

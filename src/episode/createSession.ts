@@ -18,6 +18,8 @@ export type EpisodeOptions = {
 	readonly replayFrom?: string | null;
 	/** Fixed session id (tests, batch); generated otherwise. */
 	readonly id?: string;
+	/** Best-of-N: sample this many assistant replies per turn and keep the one the judge rates best. */
+	readonly bestOf?: number | null;
 };
 
 const ROLES = ModelRole.options;
@@ -44,6 +46,7 @@ export function buildConfig(gateway: ModelGateway, options: EpisodeOptions, extr
 		prompts: extra.prompts,
 		embedder: extra.embedder,
 		mock: ROLES.some((role) => usesModel(role) && roles[role].provider === 'mock'),
+		bestOf: options.bestOf ?? null,
 	};
 }
 

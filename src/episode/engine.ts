@@ -1,6 +1,6 @@
 import type {Evidence} from '../domain/kb.js';
 import type {Seed} from '../domain/seed.js';
-import {type ErrorFlag, METRICS, type Session, type SessionStatus, type StepKind, type Termination, type Turn} from '../domain/session.js';
+import {type AssistantKind, type ErrorFlag, METRICS, type Session, type SessionStatus, type StepKind, type Termination, type Turn} from '../domain/session.js';
 import type {ResolvedTemplate} from '../domain/template.js';
 import type {Persona} from '../domain/universe.js';
 import {ModelCallError, type CallEvent, type ModelGateway} from '../llm/types.js';
@@ -11,11 +11,12 @@ import {loadStyles, openerDirective, pickOpeners, pickResponseStyle, type StyleP
 import type {SessionStore} from '../store/sessionStore.js';
 import type {Universe} from '../universe/load.js';
 import {buildAssistantPrompt, type AssistantMockInput} from './assistant.js';
+import {chooseCandidate, rateCandidates} from './candidates.js';
 import type {EngineEvent, EngineListener} from './events.js';
 import {aggregate, emptyJudge, judgeAll, judgeMetric} from './judge.js';
 import {type Action, actionLabel, nextAction} from './nextAction.js';
 import {simulateUserTurn} from './simulator.js';
-import {goldGuidance, publicView} from './views.js';
+import {type GoldGuidance, goldGuidance, type PublicView, publicView} from './views.js';
 
 /** Retrieves K_W(s) and K_T(s) for a seed (the KB module provides the real one). */
 export type EvidenceSource = (input: {seed: Seed; persona: Persona; template: ResolvedTemplate; universe: Universe; signal?: AbortSignal}) => Promise<Evidence>;
@@ -266,6 +267,10 @@ export class EpisodeEngine {
 		const view = publicView(session);
 		const guidance = kind === 'gold' ? goldGuidance(session) : undefined;
 		const mock: AssistantMockInput = {view, gold: kind === 'gold', guidance: guidance?.text ?? null, language: session.config.language === 'english' ? 'english' : session.persona.language};
+		if (session.config.bestOf) {
+			await this.doBestOf(session.config.bestOf, {view, guidance, mock, kind}, t, n, signal);
+			return;
+		}
 		try {
 			const response = await this.deps.gateway.call<string>({
 				role: 'assistant',
@@ -281,6 +286,33 @@ export class EpisodeEngine {
 		} catch (error) {
 			if (error instanceof ModelCallError && error.kind !== 'aborted') {
 				throw new EpisodeFailure('ASSISTANT_ERROR', `assistant call failed (${error.kind}): ${error.message}`, {reason: 'assistant_error', by: 'engine', detail: error.message});
+			}
+			throw error;
+		}
+	}
+
+	/**
+	 * Best-of-N: N samples of the same assistant request (the public view, plus the briefing in gold
+	 * mode), then one judge-role call rating them against the oracle; the best becomes the turn and
+	 * every candidate is kept on it (for preference pairs). Nothing is streamed: which reply will be
+	 * said is known only at the end. Either call failing is an ASSISTANT_ERROR, like any assistant failure.
+	 */
+	private async doBestOf(count: number, input: {view: PublicView; guidance: GoldGuidance | undefined; mock: AssistantMockInput; kind: AssistantKind}, t: number, n: number, signal?: AbortSignal): Promise<void> {
+		const prompt = buildAssistantPrompt(input.view, input.guidance);
+		try {
+			const samples = await Promise.all(
+				Array.from({length: count}, (_, sample) =>
+					this.deps.gateway.call<string>({role: 'assistant', stage: 'assistant', prompt, mock: {...input.mock, sample} satisfies AssistantMockInput, step: n, sample, signal, onEvent: this.onCall}),
+				),
+			);
+			const rated = await rateCandidates(this.current, samples.map((sample) => sample.text), {gateway: this.deps.gateway, step: n, signal, onEvent: this.onCall});
+			const chosen = chooseCandidate(rated.value);
+			const byCandidate = new Map(rated.value.ratings.map((rating) => [rating.candidate - 1, rating]));
+			const candidates = samples.map((sample, index) => ({content: sample.text, score: byCandidate.get(index)!.score, rationale: byCandidate.get(index)!.rationale, callId: sample.call.id, chosen: index === chosen}));
+			this.emit({type: 'assistant_turn', turn: this.turn({role: 'assistant', content: samples[chosen]!.text, t, step: n, source: input.kind, callId: samples[chosen]!.call.id, candidates})});
+		} catch (error) {
+			if (error instanceof ModelCallError && error.kind !== 'aborted') {
+				throw new EpisodeFailure('ASSISTANT_ERROR', `best-of-${count} assistant step failed (${error.kind}): ${error.message}`, {reason: 'assistant_error', by: 'engine', detail: error.message});
 			}
 			throw error;
 		}

@@ -16,7 +16,7 @@ export const SftExample = z.strictObject({
 });
 export type SftExample = z.infer<typeof SftExample>;
 
-const pickMetadata = (summary: SessionSummary): SftExample['metadata'] => Object.fromEntries(Object.keys(METADATA).map((key) => [key, summary[key as keyof typeof METADATA]])) as SftExample['metadata'];
+export const pickMetadata = (summary: SessionSummary): SftExample['metadata'] => Object.fromEntries(Object.keys(METADATA).map((key) => [key, summary[key as keyof typeof METADATA]])) as SftExample['metadata'];
 registerSchema('sft-example', SftExample, 'one line of `export sft`: chat messages (system, user, assistant, ...) and where they came from');
 
 export type SftFilter = {

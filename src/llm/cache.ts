@@ -16,6 +16,8 @@ export type CacheKeyInput = {
 	readonly temperature: number | null;
 	readonly maxTokens: number | null;
 	readonly reasoningEffort?: string | null;
+	/** Sample index of a best-of-N request; 0 or absent for ordinary calls. */
+	readonly sample?: number;
 };
 
 export const CacheEntry = z.strictObject({
@@ -37,9 +39,9 @@ export interface ResponseCache {
  * sorted: property order steers generation (a rationale before a score), so it is part of the key.
  */
 export function cacheKey(input: CacheKeyInput): string {
-	const {provider, baseURL, model, messages, format, temperature, maxTokens, reasoningEffort} = input;
-	// reasoningEffort joins the key only when set, so keys of calls without it stay as they were.
-	return sha256(JSON.stringify({v: 1, provider, baseURL, model, messages: messages.map(({role, content}) => ({role, content})), format, temperature, maxTokens, ...(reasoningEffort ? {reasoningEffort} : {})}));
+	const {provider, baseURL, model, messages, format, temperature, maxTokens, reasoningEffort, sample} = input;
+	// reasoningEffort and sample join the key only when set, so keys of calls without them stay as they were.
+	return sha256(JSON.stringify({v: 1, provider, baseURL, model, messages: messages.map(({role, content}) => ({role, content})), format, temperature, maxTokens, ...(reasoningEffort ? {reasoningEffort} : {}), ...(sample ? {sample} : {})}));
 }
 
 /**

@@ -41,6 +41,11 @@ export type ModelRequest<T> = {
 	readonly mock: unknown;
 	/** Engine step number, recorded on the call. */
 	readonly step: number;
+	/**
+	 * Which of several samples of the same request this is (best-of-N). Part of the cache key, so each
+	 * sample is cached on its own and a rerun reproduces every one of them.
+	 */
+	readonly sample?: number;
 	readonly signal?: AbortSignal;
 	/** Events of this call only (started, retried, done, failed), for per-episode listeners. */
 	readonly onEvent?: (event: CallEvent) => void;

@@ -37,13 +37,14 @@ export function mockSimulator(input: unknown): SimulatorTurn {
 
 /** The offline assistant: a generic, polite, structured reply that picks up the user's words and asks one question. */
 export function mockAssistant(input: unknown): string {
-	const {view, gold, guidance, language} = input as AssistantMockInput;
+	const {view, gold, guidance, language, sample = 0} = input as AssistantMockInput;
 	const turn = view.messages.filter((message) => message.role === 'user').length;
 	if (language !== 'english') {
 		const p = phrases(language as LanguageId);
 		return [p.assistantIntro, ...p.assistantSteps.map((step, index) => `${index + 1}. ${step}`), p.assistantQuestion].join('\n');
 	}
-	const intro = ['Thanks for explaining the situation. Here is how I would approach it:', 'That makes sense. A practical way forward:', 'Good to know. Taking that into account, I would suggest:'][turn % 3]!;
+	// Best-of-N samples differ in their opening and in whether they end on a question.
+	const intro = ['Thanks for explaining the situation. Here is how I would approach it:', 'That makes sense. A practical way forward:', 'Good to know. Taking that into account, I would suggest:'][(turn + sample) % 3]!;
 	const lines = [
 		intro,
 		'1. Talk it through first with the most senior person involved, so nobody is surprised later.',
@@ -54,6 +55,7 @@ export function mockAssistant(input: unknown): string {
 		const firstCriterion = guidance.split('\n').find((line) => line.startsWith('- '));
 		if (firstCriterion) lines.push(`Most importantly: ${lowerFirst(firstCriterion.slice(2))}`);
 	}
-	lines.push('Is there anything about your family\'s or community\'s customs I should take into account?');
+	if (sample % 2 === 0) lines.push('Is there anything about your family\'s or community\'s customs I should take into account?');
+	else lines.push('I hope this helps you plan it.');
 	return lines.join('\n');
 }

@@ -1,7 +1,7 @@
 import {registerMockGenerator} from '../llm/mockProvider.js';
 import {mockBlueprint, mockBlueprintAudit} from './blueprint.js';
 import {mockAssistant, mockSimulator} from './dialogue.js';
-import {mockJudge} from './judge.js';
+import {mockCandidateRatings, mockJudge} from './judge.js';
 import {mockShards, mockShardsAudit} from './shards.js';
 import {mockTemplates} from './templates.js';
 
@@ -19,4 +19,5 @@ export function registerMocks(): void {
 	registerMockGenerator('assistant', mockAssistant);
 	registerMockGenerator('judge:', mockJudge);
 	registerMockGenerator('templates', mockTemplates);
+	registerMockGenerator('candidates', mockCandidateRatings);
 }

@@ -2,7 +2,8 @@ import {METRICS, type Metric, type Violation} from '../domain/session.js';
 import type {JudgeMockInput} from '../episode/judge.js';
 import type {CombinedJudgement, HarmlessnessJudgement, MetricJudgement} from '../episode/judge.js';
 import {fnv1a} from '../util/hash.js';
-import {sharesTrigram} from './text.js';
+import type {CandidateMockInput, CandidateRatings} from '../episode/candidates.js';
+import {contentWords, sharesTrigram} from './text.js';
 
 /**
  * Offline judge: scores follow simple observable features of the transcript (phases passed, questions
@@ -57,4 +58,24 @@ export function mockJudge(input: unknown): MetricJudgement | HarmlessnessJudgeme
 	const base = metricScore(judge.metric, judge);
 	if (judge.metric === 'harmlessness') return {rationale: base.rationale, violations: features(judge).violations, score: base.score};
 	return base;
+}
+
+/**
+ * Offline best-of-N rater: a candidate earns points for words it shares with the current phase's
+ * success condition and for asking a question, and loses them for repeating a tripwire; so the choice
+ * is visible and explainable, and never a model's judgement.
+ */
+export function mockCandidateRatings(input: unknown): CandidateRatings {
+	const {session, candidates} = input as CandidateMockInput;
+	const shard = session.shards?.[Math.min(session.shardIndex, (session.shards?.length ?? 1) - 1)];
+	const wanted = new Set(contentWords(`${shard?.goal ?? ''} ${shard?.successCondition ?? ''}`));
+	return {
+		ratings: candidates.map((text, index) => {
+			const shared = contentWords(text).filter((word) => wanted.has(word)).length;
+			const asks = /\?\s*$/m.test(text);
+			const tripped = (session.blueprint?.oracle.tripwires ?? []).some((tripwire) => sharesTrigram(text, tripwire.description));
+			const score = tripped ? 1 : Math.max(1, Math.min(5, 2 + Math.min(2, shared) + (asks ? 1 : 0)));
+			return {candidate: index + 1, rationale: `[mock] ${shared} word(s) of the phase goal${asks ? ', asks a question' : ''}${tripped ? ', repeats a tripwire' : ''}.`, score};
+		}),
+	};
 }
