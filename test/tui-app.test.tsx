@@ -64,7 +64,7 @@ describe('TUI flows from the home screen', () => {
 			await tui.press(KEYS.down, KEYS.right);
 			frame = await tui.waitFor((f) => /tier\s+standard/.test(f), 'tier standard');
 			// Type a model name for the judge: mock stays offline but proves the override path.
-			await tui.press(KEYS.up, KEYS.up); // tier -> (wraps) start -> judge
+			await tui.press(KEYS.up, KEYS.up, KEYS.up); // tier -> (wraps) start -> best of -> judge
 			frame = await tui.waitFor((f) => /▶ judge model/.test(f), 'the judge row');
 			await tui.press(KEYS.enter);
 			await tui.settle();

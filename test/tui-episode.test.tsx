@@ -33,6 +33,24 @@ async function step(tui: TuiHandle, next: string): Promise<string> {
 	return tui.waitFor((f) => f.includes(next) && idle(f), next);
 }
 
+describe('episode screen, best-of-N', () => {
+	it('shows the candidates of the latest assistant turn, their ratings and which one was said, in the Oracle pane', async () => {
+		const {tui} = await liveApp({bestOf: 2}, {columns: 200, rows: 60});
+		try {
+			await tui.waitFor((f) => f.includes('next: retrieve evidence'), 'the first frame');
+			for (let n = 1; n <= 4; n++) {
+				await tui.press('n');
+				await atStep(tui, n);
+			}
+			const frame = await tui.waitFor((f) => f.includes('Best-of-2 candidates (assistant t=0'), 'the candidates block');
+			assert.match(frame, /▶ #\d score \d \(said\)/);
+			assert.match(frame, /\[mock\] \d word\(s\) of the phase goal/);
+		} finally {
+			tui.unmount();
+		}
+	});
+});
+
 describe('episode screen, live on the offline mock', () => {
 	it('steps with n to the judged end, each pane filling as it goes', async () => {
 		const {engine, tui} = await liveApp();

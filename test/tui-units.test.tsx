@@ -273,13 +273,18 @@ describe('pickers', () => {
 	});
 	it('turns option choices into the flags `run` takes', () => {
 		const choices = initialChoices({lang: 'native', human: true, simulatorModel: 'gpt-5-nano'});
-		assert.deepEqual(choices, {tier: 'seed', lang: 'native', mode: 'eval', assistant: 'me', models: {simulator: 'gpt-5-nano'}});
+		assert.deepEqual(choices, {tier: 'seed', lang: 'native', mode: 'eval', assistant: 'me', bestOf: 'off', models: {simulator: 'gpt-5-nano'}});
 		assert.equal(cycleChoice(choices, 'tier', 1).tier, 'standard');
 		assert.equal(cycleChoice(choices, 'tier', -1).tier, 'normative');
-		assert.deepEqual(choicesToFlags('p', 't', choices), {persona: 'p', template: 't', tier: undefined, lang: 'native', mode: 'eval', human: true, simulatorModel: 'gpt-5-nano'});
+		assert.deepEqual(choicesToFlags('p', 't', choices), {persona: 'p', template: 't', tier: undefined, lang: 'native', mode: 'eval', human: true, bestOf: undefined, simulatorModel: 'gpt-5-nano'});
+		assert.equal(choicesToFlags('p', 't', {...choices, assistant: 'model', bestOf: '4'}).bestOf, 4);
+		assert.equal(choicesToFlags('p', 't', {...choices, bestOf: '4'}).bestOf, undefined, 'a person playing the assistant writes one reply');
+		assert.equal(initialChoices({bestOf: 3}).bestOf, '3');
 		assert.equal(choicesToFlags('p', 't', cycleChoice(choices, 'tier', 1)).tier, 'standard');
 		let state = initialOptions({});
 		assert.equal(OPTION_ROWS[state.row]!.kind, 'start');
+		state = optionsKey(state, '', {upArrow: true});
+		assert.deepEqual(OPTION_ROWS[state.row], {kind: 'enum', field: 'bestOf'});
 		state = optionsKey(state, '', {upArrow: true});
 		state = optionsKey(state, '', {return: true});
 		assert.equal(state.editing, '');

@@ -49,6 +49,7 @@ export function OptionsScreen({services, persona, template, width, starting, err
 				if (item.field === 'tier') return choices.tier === 'seed' ? `seed default (${seedTier})` : choices.tier;
 				if (item.field === 'lang') return choices.lang === 'native' ? `native (${persona.languageName})` : 'english';
 				if (item.field === 'assistant') return choices.assistant === 'me' ? 'me (you type the replies)' : 'model';
+				if (item.field === 'bestOf') return choices.bestOf === 'off' ? 'off (one reply per turn)' : choices.assistant === 'me' ? `${choices.bestOf} (ignored: you are the assistant)` : `${choices.bestOf} candidates per turn, judge picks`;
 				return choices[item.field];
 			case 'model': {
 				if (editing !== null && item === current) return `${editing}▌  (Enter keeps, empty = default, Esc cancels)`;
@@ -64,7 +65,7 @@ export function OptionsScreen({services, persona, template, width, starting, err
 			}
 		}
 	};
-	const label = (item: OptionRow) => (item.kind === 'enum' ? item.field : item.kind === 'model' ? `${item.role} model` : 'start episode');
+	const label = (item: OptionRow) => (item.kind === 'enum' ? (item.field === 'bestOf' ? 'best of' : item.field) : item.kind === 'model' ? `${item.role} model` : 'start episode');
 	return (
 		<Box flexDirection="column" width={width}>
 			<Text bold color="cyan" wrap="truncate-end">

@@ -11,6 +11,8 @@ export type Choices = {
 	readonly lang: 'english' | 'native';
 	readonly mode: 'eval' | 'gold';
 	readonly assistant: 'model' | 'me';
+	/** Best-of-N candidates per assistant turn ('off' = one reply). */
+	readonly bestOf: 'off' | '2' | '3' | '4' | '8';
 	/** Model names typed per role (overrides of the resolved defaults). */
 	readonly models: Readonly<Partial<Record<ModelRole, string>>>;
 };
@@ -20,6 +22,7 @@ export const CHOICE_VALUES = {
 	lang: ['english', 'native'],
 	mode: ['eval', 'gold'],
 	assistant: ['model', 'me'],
+	bestOf: ['off', '2', '3', '4', '8'],
 } as const;
 
 export type EnumField = keyof typeof CHOICE_VALUES;
@@ -31,6 +34,7 @@ export const OPTION_ROWS: readonly OptionRow[] = [
 	{kind: 'enum', field: 'mode'},
 	{kind: 'enum', field: 'assistant'},
 	...ModelRole.options.map((role): OptionRow => ({kind: 'model', role})),
+	{kind: 'enum', field: 'bestOf'},
 	{kind: 'start'},
 ];
 
@@ -48,6 +52,7 @@ export function initialChoices(flags: Flags): Choices {
 		lang: pick(flags['lang'], CHOICE_VALUES.lang, 'english'),
 		mode: pick(flags['mode'], CHOICE_VALUES.mode, 'eval'),
 		assistant: flags['human'] ? 'me' : 'model',
+		bestOf: pick(flags['bestOf'] === undefined ? 'off' : String(flags['bestOf']), CHOICE_VALUES.bestOf, 'off'),
 		models,
 	};
 }
@@ -75,6 +80,8 @@ export function choicesToFlags(personaId: string, templateId: string, choices: C
 		lang: choices.lang,
 		mode: choices.mode,
 		human: choices.assistant === 'me',
+		// A person answers one reply at a time: best-of-N applies to a model assistant only.
+		bestOf: choices.bestOf === 'off' || choices.assistant === 'me' ? undefined : Number(choices.bestOf),
 		...modelOverrideFlags(choices),
 	};
 }

@@ -17,7 +17,8 @@ function hitLines(hit: EvidenceHit): Line[] {
 
 /**
  * The Oracle pane: what only the judge sees (oracleView). Judge scores come first as they arrive,
- * then criteria, taboos and tripwires, then the KB evidence with its provenance.
+ * then the latest best-of-N ratings (made with the oracle), criteria, taboos and tripwires, then the
+ * KB evidence with its provenance.
  */
 export function oracleBlocks(session: Session, cache: BlockCache): Block[] {
 	const view = oracleView(session);
@@ -46,6 +47,20 @@ export function oracleBlocks(session: Session, cache: BlockCache): Block[] {
 	if (view.error) {
 		const error = view.error;
 		blocks.push(cache.get('error', [error], () => [line(`${error.flag} at step ${error.step}`, 'error', {bold: true}), line(error.message, 'error', {indent: 2}), line('')]));
+	}
+	const bestOf = [...session.turns].reverse().find((turn) => turn.role === 'assistant' && turn.candidates && turn.candidates.length > 0);
+	if (bestOf?.candidates) {
+		const candidates = bestOf.candidates;
+		blocks.push(
+			cache.get(`best-of-${bestOf.index}`, [candidates], () => [
+				line(`Best-of-${candidates.length} candidates (assistant t=${bestOf.t}, rated by the judge role)`, 'heading', {bold: true}),
+				...candidates.flatMap((candidate, index) => [
+					line(`${candidate.chosen ? '▶' : ' '} #${index + 1} score ${candidate.score}${candidate.chosen ? ' (said)' : ''}: ${candidate.content.split('\n')[0]}`, candidate.chosen ? 'ok' : 'normal', {indent: 2, hang: 4, bold: candidate.chosen}),
+					line(candidate.rationale, 'dim', {indent: 6}),
+				]),
+				line(''),
+			]),
+		);
 	}
 	const oracle = view.oracle;
 	if (!oracle) {
