@@ -26,7 +26,7 @@ before(async () => {
 });
 after(() => h.close());
 
-async function runEpisode(seedId: string, options: {language: 'english' | 'native'; assistant: 'llm' | 'gold'}): Promise<EpisodeEngine> {
+async function runEpisode(seedId: string, options: {language: 'english' | 'native'; assistant: 'llm' | 'gold'; bestOf: number | null}): Promise<EpisodeEngine> {
 	const runtime = h.runtime();
 	const universe = sharedUniverse();
 	const seed = new SeedSpace(universe).get(seedId);
@@ -61,23 +61,27 @@ describe('canary: the assistant prompt builder only accepts public state', () =>
 describe('canary: hidden state never reaches the assistant', () => {
 	const seeds = [...new SeedSpace(sharedUniverse()).iterate({split: 'test'})].filter((_, index) => index % 97 === 0).slice(0, 8).map((seed) => seed.id);
 
-	it(`plants canaries in ${seeds.length} seeds x {english, native} x {eval, gold}`, async () => {
+	it(`plants canaries in ${seeds.length} seeds x {english, native} x {eval, gold}, half of them best-of-2`, async () => {
 		h.fake.reset();
 		h.fake.setHandler(scriptedModel({canary: {private: CANARY.private, oracle: CANARY.oracle}}));
 		let episodes = 0;
+		let bestOfTurns = 0;
 		// Which mode each request was made in, known from the episode that made it (not guessed from the request).
 		const goldRequests = new Set<unknown>();
-		for (const seedId of seeds) {
+		for (const [seedIndex, seedId] of seeds.entries()) {
 			for (const language of ['english', 'native'] as const) {
 				for (const assistant of ['llm', 'gold'] as const) {
 					const before = h.fake.chatRequests().length;
-					const engine = await runEpisode(seedId, {language, assistant});
+					// Best-of-N samples are assistant requests too, and must be as clean as single replies.
+					const engine = await runEpisode(seedId, {language, assistant, bestOf: seedIndex % 2 === 1 ? 2 : null});
+					bestOfTurns += engine.session.turns.filter((turn) => turn.candidates?.length === 2).length;
 					assert.equal(engine.session.status, 'completed', `${seedId} ${language} ${assistant}: ${JSON.stringify(engine.session.error)}`);
 					if (assistant === 'gold') for (const request of h.fake.chatRequests().slice(before)) goldRequests.add(request);
 					episodes++;
 				}
 			}
 		}
+		assert.ok(bestOfTurns > 0, 'some turns were best-of-2');
 		const requests = h.fake.chatRequests();
 		const assistantRequests = requests.filter((request) => request.role === 'assistant');
 		assert.ok(assistantRequests.length >= episodes * 3, `${assistantRequests.length} assistant requests`);

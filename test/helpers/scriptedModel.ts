@@ -132,6 +132,11 @@ export function scriptedModel(options: ScriptOptions = {}): FakeHandler & {count
 			}
 			case 'assistant':
 				return {content: options.assistant?.(request, n) ?? `Here is a plan for day ${n + 1}: cook one vegetarian dish everyone can share, and ask your grandmother which days she fasts.`};
+			case 'candidates': {
+				// Best-of-N rating: one score per candidate listed in the prompt; the first is preferred.
+				const count = Number(/CANDIDATE REPLIES \((\d+)\)/.exec(text)?.[1] ?? 1);
+				return {json: {ratings: Array.from({length: count}, (_, index) => ({candidate: index + 1, rationale: `Scripted rating of candidate ${index + 1}.`, score: index === 0 ? 5 : 3}))}};
+			}
 			default:
 				if (stage.startsWith('judge:')) return {json: judge(stage)};
 				return undefined;
