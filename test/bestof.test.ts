@@ -84,6 +84,9 @@ describe('best-of-N episodes over HTTP', () => {
 		}
 		assert.ok(ratingRequests.every((request) => JSON.stringify(request.body).includes(CANARY.oracle)));
 
+		const printed = await runCli(['replay', session.id, '--print', '--sessions-dir', h.sessionsDir], {env: h.env, cwd: h.cwd});
+		assert.match(printed.stdout, /\[ORACLE\] best of 3, rated by the judge role:\n\s+#1 score 3: scripted 1\n\s+> #2 score 5 \(said\): scripted 2\n\s+#3 score 1: scripted 3/);
+
 		const pairs = await runCli(['export', 'pairs', '--split', 'any', '--sessions-dir', h.sessionsDir], {env: h.env, cwd: h.cwd});
 		assert.equal(pairs.code, 0, pairs.stderr);
 		const lines = pairs.stdout.trim().split('\n');

@@ -78,6 +78,10 @@ export function formatTurn(turn: Turn, shardCount: number | null): string {
 	const lines = [`${who}${where}${flags ? chalk.dim(` (${flags})`) : ''}`, indent(turn.content)];
 	if (turn.assessment) lines.push(chalk.dim(`  ${partition('PRIVATE')} ${turn.assessment.decision}: ${turn.assessment.reasoning}`));
 	if (turn.style) lines.push(chalk.dim(`  ${partition('PRIVATE')} style: ${turn.style.directive.split('\n')[0]}`));
+	if (turn.candidates) {
+		lines.push(chalk.dim(`  ${partition('ORACLE')} best of ${turn.candidates.length}, rated by the judge role:`));
+		turn.candidates.forEach((candidate, index) => lines.push(chalk.dim(`    ${candidate.chosen ? '>' : ' '} #${index + 1} score ${candidate.score}${candidate.chosen ? ' (said)' : ''}: ${candidate.rationale}`)));
+	}
 	return lines.join('\n');
 }
 
