@@ -144,6 +144,31 @@ describe('batch: running over HTTP', () => {
 	});
 });
 
+describe('batch: trials and the response cache', () => {
+	it('runs every trial for real even with the cache on, and a rerun of the same trials comes from the cache', async () => {
+		const {mkdirSync} = await import('node:fs');
+		const cwd = path.join(h.cwd, 'cached');
+		mkdirSync(cwd, {recursive: true});
+		writeFileSync(path.join(cwd, 'cultureconverse.config.json'), JSON.stringify({retry: {maxAttempts: 3, baseDelayMs: 2, maxDelayMs: 10}, cache: true}));
+		const env = {...h.env, CULTURECONVERSE_HOME: path.join(cwd, 'home')};
+		const script = scriptedModel();
+		h.fake.setHandler(script);
+		const seeds = path.join(cwd, 'one-seed.txt');
+		writeFileSync(seeds, 'bn-malay-muslim-a35-f:culinary.dietary-rules.01\n');
+		const sessionsDir = path.join(cwd, 'sessions');
+		// One at a time: run together, two trials would both miss the cache whatever the key.
+		const first = await runCli(['batch', '--name', 'trials', '--seed-file', seeds, '--trials', '2', '--parallel', '1', '--sessions-dir', sessionsDir, '--json'], {env, cwd});
+		assert.equal(first.code, 0, first.stderr);
+		assert.equal(script.counts['blueprint'], 2, 'trial 2 asked the model itself instead of replaying trial 1 from the cache');
+		const ids = BatchManifest.parse(JSON.parse(readFileSync(path.join(sessionsDir, 'batches', 'trials.json'), 'utf8'))).items.map((item) => item.sessionId);
+		assert.deepEqual(ids.map((id) => /-t(\d)$/.exec(id)?.[1]), ['1', '2']);
+		assert.equal(Session.parse(JSON.parse(readFileSync(path.join(sessionsDir, `${ids[1]}.json`), 'utf8'))).config.trial, 2);
+		const again = await runCli(['batch', '--name', 'trials-again', '--seed-file', seeds, '--trials', '2', '--sessions-dir', sessionsDir, '--json'], {env, cwd});
+		assert.equal(again.code, 0, again.stderr);
+		assert.equal(script.counts['blueprint'], 2, 'the same two trials again: every call from the cache');
+	});
+});
+
 describe('batch: bad input', () => {
 	it('refuses what a batch cannot do or would silently change', async () => {
 		h.fake.setHandler(scriptedModel());

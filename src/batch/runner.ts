@@ -85,7 +85,7 @@ export async function runBatch(input: RunBatchInput): Promise<RunBatchResult> {
 				engine = await resumeEpisode(runtime, item.sessionId, {allowModelChange: input.allowModelChange}, listener);
 				if (engine.session.status === 'error') await engine.retryAfterError();
 			} else {
-				engine = await startEpisode(runtime, input.seedOf(item.seedId), {...input.episode, id: item.sessionId}, listener);
+				engine = await startEpisode(runtime, input.seedOf(item.seedId), {...input.episode, id: item.sessionId, trial: item.trial}, listener);
 			}
 		} catch (error) {
 			const failed = update(index, {status: 'error', errorFlag: 'START_FAILED', attempts: item.attempts + 1});

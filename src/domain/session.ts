@@ -90,6 +90,8 @@ export const SessionConfig = z.strictObject({
 	mock: z.boolean(),
 	/** Best-of-N: candidate replies per assistant turn, rated by the judge role against the oracle; absent or null = one reply. */
 	bestOf: z.number().int().min(2).max(16).nullable().optional(),
+	/** Repeat number of this seed in a batch with --trials; trials after the first get their own cache entries. */
+	trial: z.number().int().min(1).optional(),
 });
 export type SessionConfig = z.infer<typeof SessionConfig>;
 

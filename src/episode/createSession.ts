@@ -20,6 +20,8 @@ export type EpisodeOptions = {
 	readonly id?: string;
 	/** Best-of-N: sample this many assistant replies per turn and keep the one the judge rates best. */
 	readonly bestOf?: number | null;
+	/** Repeat number of the seed in a batch (--trials); 1 or absent for a single run. */
+	readonly trial?: number;
 };
 
 const ROLES = ModelRole.options;
@@ -47,6 +49,7 @@ export function buildConfig(gateway: ModelGateway, options: EpisodeOptions, extr
 		embedder: extra.embedder,
 		mock: ROLES.some((role) => usesModel(role) && roles[role].provider === 'mock'),
 		bestOf: options.bestOf ?? null,
+		...(options.trial && options.trial > 1 ? {trial: options.trial} : {}),
 	};
 }
 

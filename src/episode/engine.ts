@@ -62,10 +62,17 @@ export class EpisodeEngine {
 	private pendingHuman: string | null = null;
 	private running = false;
 
+	private readonly deps: EngineDeps;
+
 	constructor(
 		private current: Session,
-		private readonly deps: EngineDeps,
-	) {}
+		deps: EngineDeps,
+	) {
+		// A repeated trial must not replay the first trial from the response cache: every call it makes
+		// carries its trial number, which keys the cache apart (and reruns of the trial still hit it).
+		const trial = current.config.trial;
+		this.deps = trial && trial > 1 ? {...deps, gateway: withTrial(deps.gateway, trial)} : deps;
+	}
 
 	get session(): Readonly<Session> {
 		return this.current;
@@ -515,4 +522,13 @@ function stepKind(action: Action): StepKind {
 		default:
 			return 'finish';
 	}
+}
+
+function withTrial(gateway: ModelGateway, trial: number): ModelGateway {
+	return {
+		settings: (role) => gateway.settings(role),
+		call: (request) => gateway.call({...request, trial}),
+		onEvent: (listener) => gateway.onEvent(listener),
+		concurrency: () => gateway.concurrency(),
+	};
 }

@@ -18,6 +18,8 @@ export type CacheKeyInput = {
 	readonly reasoningEffort?: string | null;
 	/** Sample index of a best-of-N request; 0 or absent for ordinary calls. */
 	readonly sample?: number;
+	/** Trial number of a repeated episode; 1 or absent for the first. */
+	readonly trial?: number;
 };
 
 export const CacheEntry = z.strictObject({
@@ -39,9 +41,9 @@ export interface ResponseCache {
  * sorted: property order steers generation (a rationale before a score), so it is part of the key.
  */
 export function cacheKey(input: CacheKeyInput): string {
-	const {provider, baseURL, model, messages, format, temperature, maxTokens, reasoningEffort, sample} = input;
-	// reasoningEffort and sample join the key only when set, so keys of calls without them stay as they were.
-	return sha256(JSON.stringify({v: 1, provider, baseURL, model, messages: messages.map(({role, content}) => ({role, content})), format, temperature, maxTokens, ...(reasoningEffort ? {reasoningEffort} : {}), ...(sample ? {sample} : {})}));
+	const {provider, baseURL, model, messages, format, temperature, maxTokens, reasoningEffort, sample, trial} = input;
+	// reasoningEffort, sample and trial join the key only when set, so keys of calls without them stay as they were.
+	return sha256(JSON.stringify({v: 1, provider, baseURL, model, messages: messages.map(({role, content}) => ({role, content})), format, temperature, maxTokens, ...(reasoningEffort ? {reasoningEffort} : {}), ...(sample ? {sample} : {}), ...(trial && trial > 1 ? {trial} : {})}));
 }
 
 /**

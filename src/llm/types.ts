@@ -46,6 +46,8 @@ export type ModelRequest<T> = {
 	 * sample is cached on its own and a rerun reproduces every one of them.
 	 */
 	readonly sample?: number;
+	/** Trial number of the episode (batch --trials): trials after the first are cached apart, so repeats are real repeats. */
+	readonly trial?: number;
 	readonly signal?: AbortSignal;
 	/** Events of this call only (started, retried, done, failed), for per-episode listeners. */
 	readonly onEvent?: (event: CallEvent) => void;
