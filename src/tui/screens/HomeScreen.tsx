@@ -42,6 +42,9 @@ export function HomeScreen({universe, sessionsDir, width, onChoose}: Props) {
 			<ListView rows={ITEMS.map((item) => `${item.key}  ${item.label}`)} selected={selected} height={ITEMS.length} width={Math.min(width, 100) - 4} />
 			<Text> </Text>
 			<Text dimColor>↑↓ Enter choose · n s ? q directly</Text>
+			<Text dimColor wrap="wrap">
+				From the shell: cultureconverse batch (many episodes, resumable) · report (tables with CIs) · export sft|pairs (training data)
+			</Text>
 		</Box>
 	);
 }
