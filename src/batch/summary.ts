@@ -21,7 +21,8 @@ export function scoreStats(values: readonly number[]): ScoreStats {
 	return {n: values.length, mean, sd};
 }
 
-const count = (values: readonly string[]) => values.reduce<Record<string, number>>((out, value) => ((out[value] = (out[value] ?? 0) + 1), out), {});
+/** How often each value occurs. */
+export const tally = (values: readonly string[]) => values.reduce<Record<string, number>>((out, value) => ((out[value] = (out[value] ?? 0) + 1), out), {});
 
 /** Where a batch stands, from its manifest alone (pure: the same manifest gives the same summary). */
 export function summarizeBatch(manifest: BatchManifest): BatchSummary {
@@ -37,7 +38,7 @@ export function summarizeBatch(manifest: BatchManifest): BatchSummary {
 		threeH: scoreStats(scored((item) => item.threeH)),
 		tdq: scoreStats(scored((item) => item.tdq)),
 		cleanRate: clean.length > 0 ? clean.filter((item) => item.clean).length / clean.length : null,
-		errors: count(manifest.items.filter((item) => item.status === 'error').map((item) => item.errorFlag ?? 'unknown')),
-		terminations: count(completed.map((item) => item.termination ?? 'unknown')),
+		errors: tally(manifest.items.filter((item) => item.status === 'error').map((item) => item.errorFlag ?? 'unknown')),
+		terminations: tally(completed.map((item) => item.termination ?? 'unknown')),
 	};
 }

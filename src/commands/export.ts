@@ -1,13 +1,10 @@
 import path from 'node:path';
-import {sessionsDir} from '../app/runtime.js';
 import {type PreferencePair, preferencePairs} from '../export/pairs.js';
 import {type SftExample, type SftFilter, sftExample} from '../export/sft.js';
-import {BatchStore} from '../store/batchStore.js';
-import {SessionStore} from '../store/sessionStore.js';
 import {writeFileAtomic} from '../util/atomicWrite.js';
 import {ExitCode, UserError} from '../util/errors.js';
 import {unknownMessage} from '../util/suggest.js';
-import {matchesFilter, sessionFilter, sessionFilterFlags} from './sessions.js';
+import {selectSessions, sessionFilterFlags} from './sessions.js';
 import {type Command, type Flags, write, writeJson} from './types.js';
 
 export const exportCommand: Command = {
@@ -36,15 +33,7 @@ export const exportCommand: Command = {
 		const filter = sftFilter(flags, what === 'sft' ? 'gold' : 'any');
 		const margin = flags['minMargin'] === undefined ? 1 : flags['minMargin'];
 		if (typeof margin !== 'number' || margin < 0 || margin > 4) throw new UserError(`--min-margin must be a number from 0 to 4, got ${String(flags['minMargin'])}.`);
-		const dir = sessionsDir(flags, io);
-		const store = new SessionStore(dir);
-		const {sessions, problems} = store.list();
-		for (const problem of problems) io.stderr.write(`cultureconverse: skipped ${problem.message}\n`);
-		let chosen = sessions.filter((session) => matchesFilter(session, sessionFilter(flags)));
-		if (typeof flags['batch'] === 'string') {
-			const ids = new Set(new BatchStore(dir).load(flags['batch']).items.map((item) => item.sessionId));
-			chosen = chosen.filter((session) => ids.has(session.id));
-		}
+		const {store, chosen} = selectSessions(flags, io);
 		const examples: Array<SftExample | PreferencePair> = [];
 		const skipped: Record<string, number> = {};
 		// Oldest first, so re-exports of a growing folder append in a stable order.

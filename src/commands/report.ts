@@ -1,17 +1,14 @@
 import path from 'node:path';
-import {sessionsDir} from '../app/runtime.js';
 import {METRICS} from '../domain/session.js';
 import type {SessionSummary} from '../domain/sessionSummary.js';
 import {buildReport, type Report, type ReportRow, type Slice, SLICES} from '../report/aggregate.js';
 import {judgeHumanAgreement} from '../report/agreement.js';
 import type {Estimate} from '../report/bootstrap.js';
 import {readRatings} from '../report/ratings.js';
-import {BatchStore} from '../store/batchStore.js';
-import {SessionStore} from '../store/sessionStore.js';
 import {ExitCode, UserError} from '../util/errors.js';
 import {unknownMessage} from '../util/suggest.js';
 import {renderTable} from '../util/table.js';
-import {matchesFilter, sessionFilter, sessionFilterFlags} from './sessions.js';
+import {selectSessions, sessionFilterFlags} from './sessions.js';
 import {type Command, type Flags, type IO, write, writeJson} from './types.js';
 
 const FORMATS = ['text', 'markdown', 'csv'] as const;
@@ -63,17 +60,8 @@ export const reportCommand: Command = {
 
 /** The saved sessions a report is about: the filters, then the batch. Never empty. */
 function chooseSessions(flags: Flags, io: IO): SessionSummary[] {
-	const dir = sessionsDir(flags, io);
-	const filter = sessionFilter(flags);
-	const {sessions, problems} = new SessionStore(dir).list();
-	for (const problem of problems) io.stderr.write(`cultureconverse: skipped ${problem.message}\n`);
-	let chosen: SessionSummary[] = sessions.filter((session) => matchesFilter(session, filter));
-	if (typeof flags['batch'] === 'string') {
-		const manifest = new BatchStore(dir).load(flags['batch']);
-		const ids = new Set(manifest.items.map((item) => item.sessionId));
-		chosen = chosen.filter((session) => ids.has(session.id));
-	}
-	if (chosen.length === 0) throw new UserError(sessions.length === 0 ? `No sessions in ${dir}. Run some with \`cultureconverse batch\` or \`run\`.` : 'No saved session matches the filters.');
+	const {store, chosen, total} = selectSessions(flags, io);
+	if (chosen.length === 0) throw new UserError(total === 0 ? `No sessions in ${store.dir}. Run some with \`cultureconverse batch\` or \`run\`.` : 'No saved session matches the filters.');
 	return chosen;
 }
 

@@ -4,6 +4,7 @@ import {SessionStatus} from '../domain/session.js';
 import type {SessionSummary} from '../domain/sessionSummary.js';
 import {REGION_CODES} from '../domain/universe.js';
 import {formatSession} from '../present/text.js';
+import {BatchStore} from '../store/batchStore.js';
 import {SessionStore} from '../store/sessionStore.js';
 import {tierFlag} from '../universe/seeds.js';
 import {UserError} from '../util/errors.js';
@@ -86,6 +87,23 @@ export function matchesFilter(session: SessionSummary, filter: SessionFilter): b
 		(!filter.template || session.templateId.startsWith(filter.template)) &&
 		(!filter.tier || session.tier === filter.tier)
 	);
+}
+
+/**
+ * The saved sessions a command works on (report, export): the filter flags, then `--batch NAME`.
+ * Unreadable files are named on stderr and left out; `total` is how many sessions the folder holds.
+ */
+export function selectSessions(flags: Flags, io: IO): {store: SessionStore; chosen: SessionSummary[]; total: number} {
+	const store = new SessionStore(sessionsDir(flags, io));
+	const filter = sessionFilter(flags);
+	const {sessions, problems} = store.list();
+	for (const problem of problems) io.stderr.write(`cultureconverse: skipped ${problem.message}\n`);
+	let chosen = sessions.filter((session) => matchesFilter(session, filter));
+	if (typeof flags['batch'] === 'string') {
+		const ids = new Set(new BatchStore(store.dir).load(flags['batch']).items.map((item) => item.sessionId));
+		chosen = chosen.filter((session) => ids.has(session.id));
+	}
+	return {store, chosen, total: sessions.length};
 }
 
 /** `replay <id> --print`: the transcript with all three partitions, for non-terminals (the TUI handles the rest). */

@@ -1,5 +1,5 @@
 import type {BatchEvent} from '../batch/runner.js';
-import {type BatchSummary, summarizeBatch} from '../batch/summary.js';
+import {type BatchSummary, summarizeBatch, tally} from '../batch/summary.js';
 import type {BatchManifest, BatchSelection} from '../domain/batch.js';
 import type {CallRecord} from '../domain/session.js';
 import type {IO} from '../commands/types.js';
@@ -84,7 +84,6 @@ export function describeSelection(selection: BatchSelection): string {
 
 export function planReport(manifest: BatchManifest, space: SeedSpace): {name: string; items: number; seeds: number; byTier: Record<string, number>; byRegion: Record<string, number>; bySplit: Record<string, number>; first: string[]; text: string} {
 	const seeds = [...new Set(manifest.items.map((item) => item.seedId))].map((id) => space.get(id));
-	const tally = (values: string[]) => values.reduce<Record<string, number>>((out, value) => ((out[value] = (out[value] ?? 0) + 1), out), {});
 	const byTier = tally(seeds.map((seed) => seed.tier));
 	const byRegion = tally(seeds.map((seed) => seed.personaId.slice(0, 2).toUpperCase()));
 	const bySplit = tally(seeds.map((seed) => seed.split));
