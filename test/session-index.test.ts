@@ -5,7 +5,7 @@ import {after, before, describe, it} from 'node:test';
 import {Session} from '../src/domain/session.js';
 import {SessionIndex} from '../src/domain/sessionSummary.js';
 import {SessionStore} from '../src/store/sessionStore.js';
-import {tuiFixture, type TuiFixture} from './helpers/tuiRender.js';
+import {tuiFixture, type TuiFixture} from './helpers/tuiFixture.js';
 
 let fx: TuiFixture;
 let base: Session;

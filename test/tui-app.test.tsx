@@ -3,7 +3,8 @@ import {mkdirSync, writeFileSync} from 'node:fs';
 import path from 'node:path';
 import {after, before, describe, it} from 'node:test';
 import {App} from '../src/tui/App.js';
-import {KEYS, renderTui, tuiFixture, type TuiFixture, type TuiHandle} from './helpers/tuiRender.js';
+import {tuiFixture, type TuiFixture} from './helpers/tuiFixture.js';
+import {KEYS, renderTui, type TuiHandle} from './helpers/tuiRender.js';
 
 let fx: TuiFixture;
 before(() => {

@@ -3,7 +3,8 @@ import {after, before, describe, it} from 'node:test';
 import {App} from '../src/tui/App.js';
 import {ErrorBoundary} from '../src/tui/components/ErrorBoundary.js';
 import type {Screen} from '../src/tui/appState.js';
-import {KEYS, renderTui, tuiFixture, type TuiFixture, type TuiHandle} from './helpers/tuiRender.js';
+import {tuiFixture, type TuiFixture} from './helpers/tuiFixture.js';
+import {KEYS, renderTui, type TuiHandle} from './helpers/tuiRender.js';
 
 const PERSONA = 'my-tamil-hindu-a55-f';
 const TEMPLATE = 'culinary.dietary-rules.02';

@@ -5,7 +5,8 @@ import {after, before, beforeEach, describe, it} from 'node:test';
 import {App} from '../src/tui/App.js';
 import {startFakeOpenAI, type FakeOpenAI} from './helpers/fakeOpenAI.js';
 import {scriptedModel, type ScriptOptions} from './helpers/scriptedModel.js';
-import {renderTui, tuiFixture, type TuiFixture, type TuiHandle} from './helpers/tuiRender.js';
+import {tuiFixture, type TuiFixture} from './helpers/tuiFixture.js';
+import {renderTui, type TuiHandle} from './helpers/tuiRender.js';
 
 /*
  * The episode screen against a loopback OpenAI-compatible server: real streaming, 429 retries,

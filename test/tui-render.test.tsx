@@ -6,7 +6,9 @@ import type {ModelGateway, ModelRequest, ModelResponse} from '../src/llm/types.j
 import {SessionStore} from '../src/store/sessionStore.js';
 import {App} from '../src/tui/App.js';
 import {renderStats} from '../src/tui/components/BlockView.js';
-import {KEYS, longSession, renderTui, testUniverse, tuiFixture, type TuiFixture} from './helpers/tuiRender.js';
+import {longSession} from './helpers/longSession.js';
+import {testUniverse, tuiFixture, type TuiFixture} from './helpers/tuiFixture.js';
+import {KEYS, renderTui} from './helpers/tuiRender.js';
 
 /*
  * Rendering discipline on a long session (40 turns of 300 words): one streamed token or one line of

@@ -17,7 +17,7 @@ import {cycleFilter, NO_FILTERS, visiblePersonas} from '../src/tui/view/pickers.
 import {formatSeconds, formatTokens} from '../src/tui/view/status.js';
 import {initialSessionsScreen, nextSort, sessionsKey, visibleSessions} from '../src/tui/view/sessionsList.js';
 import type {SessionSummary} from '../src/domain/sessionSummary.js';
-import {testUniverse} from './helpers/tuiRender.js';
+import {testUniverse} from './helpers/tuiFixture.js';
 
 describe('display width', () => {
 	it('counts ASCII as 1, CJK and Hangul as 2, combining marks as 0', () => {

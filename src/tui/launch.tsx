@@ -43,6 +43,11 @@ export async function launchTui(io: IO, request: TuiRequest): Promise<number> {
 	// React's development build costs about a tenth of every frame; a CLI run is production unless told
 	// otherwise. Ink, React and the App are loaded only now, after this is decided (no JSX in this file).
 	process.env['NODE_ENV'] ??= 'production';
+	// Ink reads CI / CONTINUOUS_INTEGRATION once, when first loaded, and then draws only the final
+	// frame on exit. Someone who opened the TUI on a real terminal wants live frames, even from a shell
+	// that exports CI=true (CI runners, some dev containers).
+	delete process.env['CI'];
+	delete process.env['CONTINUOUS_INTEGRATION'];
 	const [{render}, {createElement}, {App}] = await Promise.all([import('ink'), import('react'), import('./App.js')]);
 	stdout.write(ENTER_ALT_SCREEN);
 	let interrupted = false;

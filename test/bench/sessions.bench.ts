@@ -13,7 +13,7 @@ import {tmpdir} from 'node:os';
 import path from 'node:path';
 import {performance} from 'node:perf_hooks';
 import {SessionStore} from '../../src/store/sessionStore.js';
-import {tuiFixture} from '../helpers/tuiRender.js';
+import {tuiFixture} from '../helpers/tuiFixture.js';
 
 const COUNT = Number(process.env['BENCH_SESSIONS'] ?? 1000);
 const REPEAT = Number(process.env['BENCH_REPEAT'] ?? 5);

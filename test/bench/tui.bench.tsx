@@ -29,7 +29,7 @@ const {SessionStore} = await import('../../src/store/sessionStore.js');
 const {App} = await import('../../src/tui/App.js');
 const {createElement} = await import('react');
 const {renderStats} = await import('../../src/tui/components/BlockView.js');
-const {KEYS, longSession, renderTui, testUniverse, tuiFixture} = await import('../helpers/tuiRender.js');
+const [{KEYS, renderTui}, {testUniverse, tuiFixture}, {longSession}] = await Promise.all([import('../helpers/tuiRender.js'), import('../helpers/tuiFixture.js'), import('../helpers/longSession.js')]);
 
 const TURNS = Number(process.env['BENCH_TURNS'] ?? 40);
 const WORDS = Number(process.env['BENCH_WORDS'] ?? 300);
