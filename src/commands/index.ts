@@ -1,4 +1,5 @@
 import {batchCommand} from './batch.js';
+import {crispCommand} from './crisp.js';
 import {domainsCommand} from './domains.js';
 import {exportCommand} from './export.js';
 import {kbCommand} from './kb.js';
@@ -21,6 +22,7 @@ export const commands: readonly Command[] = [
 	batchCommand,
 	reportCommand,
 	exportCommand,
+	crispCommand,
 	tuiCommand,
 	replayCommand,
 	sessionsCommand,

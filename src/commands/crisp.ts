@@ -1,0 +1,314 @@
+import {readFileSync} from 'node:fs';
+import path from 'node:path';
+import chalk from 'chalk';
+import type {z} from 'zod';
+import {createRuntime, runtimeFlags, sessionsDir} from '../app/runtime.js';
+import {registerSchema} from '../domain/registry.js';
+import {Norm, SituatedEval, SituatedItem} from '../domain/situated.js';
+import {REGION_CODES, type RegionCode} from '../domain/universe.js';
+import {resolveKbLocation} from '../kb/knowledgeBase.js';
+import {loadKbSources} from '../kb/sources.js';
+import {buildTally, formatItem, itemLine, reportTable} from '../present/situated.js';
+import type {CallContext} from '../situated/agents.js';
+import {calibrate, fitCalibration} from '../situated/calibrate.js';
+import {jsonlAppender, readJsonl} from '../situated/jsonl.js';
+import {dedupe, normFromTaboo, readNormFile} from '../situated/norms.js';
+import {situatedPair} from '../situated/pairs.js';
+import {DEFAULT_MAX_ROUNDS} from '../situated/refine.js';
+import {buildItems, evaluateItems, latestById} from '../situated/run.js';
+import {summarizeEvals} from '../situated/summary.js';
+import {writeFileAtomic} from '../util/atomicWrite.js';
+import {ExitCode, UserError} from '../util/errors.js';
+import {fnv1a} from '../util/hash.js';
+import {unknownMessage} from '../util/suggest.js';
+import {renderTable} from '../util/table.js';
+import {type Command, type CommandContext, type Flags, type IO, write, writeJson} from './types.js';
+
+registerSchema('norm', Norm, 'a cultural norm for situated items (crisp build --norms FILE takes JSONL of these)');
+registerSchema('situated-item', SituatedItem, 'one built situated decision item with its refinement rounds (crisp build)');
+registerSchema('situated-eval', SituatedEval, 'one evaluated situated item: sampled answers, scores, best-of-N choice (crisp eval)');
+
+const SUBCOMMANDS = ['norms', 'build', 'show', 'eval', 'report', 'pairs', 'calibrate'] as const;
+
+export const crispCommand: Command = {
+	name: 'crisp',
+	summary: 'Situated decision items (CRISP): norms → settings → refined questions; eval with outcome and norm match, best-of-N, pairs',
+	usage: [
+		'crisp norms [--region R] [--norms FILE] [--limit N] [--json]',
+		'crisp build [--region R] [--norms FILE] [--norm ID]... [--limit N] [--chronotopes K] [--max-rounds R] [--parallel P] [--items FILE] [--json]',
+		'crisp show <item-id> [--items FILE] [--json]',
+		'crisp eval [--region R] [--limit N] [--best-of N] [--lambda X] [--parallel P] [--items FILE] [--evals FILE] [--json]',
+		'crisp report [--evals FILE] [--json]',
+		'crisp pairs [--min-margin M] [--items FILE] [--evals FILE] [--out FILE]',
+		'crisp calibrate --rewards FILE [--json]',
+	].join('\n    $ cultureconverse '),
+	flags: {
+		region: {type: 'string', isMultiple: true, description: 'Only norms / items of this region (repeatable)'},
+		norms: {type: 'string', description: 'Norms from this file (JSONL of `schema norm`, or FORK csv/jsonl) instead of the taboo KB'},
+		norm: {type: 'string', isMultiple: true, description: 'Only this norm id (repeatable)'},
+		limit: {type: 'number', description: 'At most this many norms (build) or items (eval), a stable spread over regions'},
+		chronotopes: {type: 'number', description: 'Settings, and so items, per norm (default 3, as in the paper)'},
+		maxRounds: {type: 'number', description: `Verification rounds before an item is discarded (default ${DEFAULT_MAX_ROUNDS})`},
+		bestOf: {type: 'number', description: 'eval: answers sampled per item; the highest reward is the best-of-N pick (default 1)'},
+		lambda: {type: 'number', description: 'eval: weight of norm grounding in the reward, r = σ(outcome) + λ·match/2 (default 0.5)'},
+		parallel: {type: 'number', description: 'Norms (build) or items (eval) in flight at once (default 4)'},
+		items: {type: 'string', description: 'Items file (default <sessions>/crisp/items.jsonl)'},
+		evals: {type: 'string', description: 'Evaluations file (default <sessions>/crisp/evals.jsonl)'},
+		minMargin: {type: 'number', description: 'pairs: fewest outcome points between chosen and rejected (default 1)'},
+		rewards: {type: 'string', description: 'calibrate: raw rewards, one number per line (or JSONL with a "reward" field)'},
+		out: {type: 'string', description: 'pairs: write the JSONL here (atomically) instead of stdout'},
+		json: {type: 'boolean', description: 'Print JSON'},
+		...runtimeFlags,
+	},
+	async run(context) {
+		const sub = context.args[0];
+		if (sub === undefined) throw new UserError(`Usage: cultureconverse crisp ${SUBCOMMANDS.join('|')} ... (see cultureconverse crisp --help)`);
+		switch (sub) {
+			case 'norms':
+				return listNorms(context);
+			case 'build':
+				return build(context);
+			case 'show':
+				return show(context);
+			case 'eval':
+				return evaluate(context);
+			case 'report':
+				return report(context);
+			case 'pairs':
+				return pairs(context);
+			case 'calibrate':
+				return calibrateRewards(context);
+			default:
+				throw new UserError(unknownMessage('crisp subcommand', sub, SUBCOMMANDS));
+		}
+	},
+};
+
+const files = (flags: Flags, io: IO) => {
+	const base = path.join(sessionsDir(flags, io), 'crisp');
+	const pick = (name: string, fallback: string) => (typeof flags[name] === 'string' ? path.resolve(io.cwd, flags[name]) : path.join(base, fallback));
+	return {items: pick('items', 'items.jsonl'), evals: pick('evals', 'evals.jsonl')};
+};
+
+function regions(flags: Flags): ReadonlySet<RegionCode> | null {
+	const list = (flags['region'] as string[] | undefined) ?? [];
+	if (list.length === 0) return null;
+	return new Set(
+		list.map((region) => {
+			const code = region.toUpperCase();
+			if (!(REGION_CODES as readonly string[]).includes(code)) throw new UserError(unknownMessage('region', region, REGION_CODES));
+			return code as RegionCode;
+		}),
+	);
+}
+
+function whole(flags: Flags, name: string, flag: string, fallback: number, min: number, max: number): number {
+	const value = flags[name] ?? fallback;
+	if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) throw new UserError(`--${flag} must be a whole number from ${min} to ${max}, got ${String(flags[name])}.`);
+	return value;
+}
+
+/**
+ * A stable spread: regions take turns, and within a region the order is a hash of the id, so --limit
+ * takes a mix of regions and the same selection every time.
+ */
+function spread<T>(list: readonly T[], id: (value: T) => string, region: (value: T) => string): T[] {
+	const byRegion = new Map<string, T[]>();
+	for (const value of list) byRegion.set(region(value), [...(byRegion.get(region(value)) ?? []), value]);
+	const queues = [...byRegion.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([, values]) => values.sort((a, b) => fnv1a(id(a)) - fnv1a(id(b)) || (id(a) < id(b) ? -1 : 1)));
+	const out: T[] = [];
+	for (let round = 0; out.length < list.length; round++) for (const queue of queues) if (round < queue.length) out.push(queue[round]!);
+	return out;
+}
+
+function selectNorms({flags, io, universe}: CommandContext): Norm[] {
+	const file = typeof flags['norms'] === 'string' ? path.resolve(io.cwd, flags['norms']) : null;
+	const all = file ? readNormFile(file) : dedupe(loadKbSources(resolveKbLocation({env: io.env, cwd: io.cwd}), {universe: universe()}).taboo.map(({entry}) => normFromTaboo(entry)));
+	const wanted = regions(flags);
+	const ids = (flags['norm'] as string[] | undefined) ?? [];
+	for (const id of ids) if (!all.some((norm) => norm.id === id)) throw new UserError(unknownMessage('norm', id, all.map((norm) => norm.id)));
+	let chosen = all.filter((norm) => (!wanted || wanted.has(norm.region)) && (ids.length === 0 || ids.includes(norm.id)));
+	if (flags['limit'] !== undefined) chosen = spread(chosen, (norm) => norm.id, (norm) => norm.region).slice(0, whole(flags, 'limit', 'limit', 0, 1, 1_000_000));
+	return chosen;
+}
+
+function listNorms(context: CommandContext): number {
+	const norms = selectNorms(context);
+	if (context.flags['json']) writeJson(context.io, norms);
+	else {
+		write(context.io, renderTable(norms, [{header: 'ID', value: (norm) => norm.id}, {header: 'REGION', value: (norm) => norm.region}, {header: 'TYPE', value: (norm) => norm.type}, {header: 'NORM', value: (norm) => norm.text, max: 90}]));
+		context.io.stderr.write(`${norms.length} norm(s).\n`);
+	}
+	return ExitCode.ok;
+}
+
+function callContext(context: CommandContext) {
+	const runtime = createRuntime({flags: context.flags, io: context.io, universe: context.universe()});
+	if (runtime.settings.offline && !context.flags['json']) context.io.stderr.write(chalk.yellow('Offline mock provider: no model endpoint is configured (set OPENAI_BASE_URL / OPENAI_API_KEY). Items and scores are deterministic filler marked [mock], not a measurement.\n'));
+	const call: CallContext = {gateway: runtime.gateway, signal: context.io.signal};
+	return {runtime, call, parallel: whole(context.flags, 'parallel', 'parallel', 4, 1, 256)};
+}
+
+/** The latest record per key of a JSONL file, warning about a line an interrupted run cut off. */
+function readLatest<T>(file: string, schema: z.ZodType<T>, key: (record: T) => string, what: string, io: IO): T[] {
+	const read = readJsonl(file, schema);
+	if (read.droppedLastLine) io.stderr.write(`cultureconverse: the last line of ${file} was cut off (an interrupted run); that ${what} will be run again.\n`);
+	return latestById(read.records, key);
+}
+
+const readItems = (file: string, io: IO) => readLatest(file, SituatedItem, (item) => item.id, 'item', io);
+const readEvals = (file: string, io: IO) => readLatest(file, SituatedEval, (evaluation) => `${evaluation.itemId}\0${evaluation.policyModel}`, 'evaluation', io);
+
+async function build(context: CommandContext): Promise<number> {
+	const {flags, io} = context;
+	const norms = selectNorms(context);
+	if (norms.length === 0) throw new UserError('No norm matches these flags (see `cultureconverse crisp norms`).');
+	const chronotopes = whole(flags, 'chronotopes', 'chronotopes', 3, 1, 10);
+	const maxRounds = whole(flags, 'maxRounds', 'max-rounds', DEFAULT_MAX_ROUNDS, 1, 20);
+	const {items: file} = files(flags, io);
+	const existing = readItems(file, io);
+	const {runtime, call, parallel} = callContext(context);
+	const appender = jsonlAppender(file);
+	const result = await buildItems({
+		norms,
+		culture: (norm) => runtime.universe.regions.get(norm.region)?.name ?? norm.region,
+		chronotopes,
+		parallel,
+		existing,
+		save: (item) => {
+			appender.append(item);
+			if (!flags['json']) io.stderr.write(`${itemLine(item)}\n`);
+		},
+		context: call,
+		refine: {maxRounds},
+	});
+	const tally = buildTally(result.built);
+	const summary = {file, norms: norms.length, built: result.built.length, skipped: result.skipped, ...tally, normErrors: result.normErrors, interrupted: Boolean(io.signal?.aborted)};
+	if (flags['json']) writeJson(io, summary);
+	else {
+		for (const failure of result.normErrors) io.stderr.write(chalk.red(`norm ${failure.normId}: no settings (${failure.error})\n`));
+		const statuses = Object.entries(tally.byStatus).map(([status, n]) => `${n} ${status}`).join(', ') || 'nothing new';
+		const routes = Object.entries(tally.decisions).map(([decision, n]) => `${decision} ${n}`).join(', ');
+		write(io, `Built ${result.built.length} item(s) from ${norms.length} norm(s): ${statuses}${result.skipped ? `; ${result.skipped} already in the file` : ''}.`);
+		if (routes) write(io, `Router decisions: ${routes}${tally.meanRoundsKept !== null ? `; kept items took ${tally.meanRoundsKept.toFixed(1)} round(s) on average` : ''}.`);
+		write(io, `Items: ${file}${summary.interrupted ? ' (interrupted: run the same command again to continue)' : ''}`);
+	}
+	if (summary.interrupted) return ExitCode.interrupted;
+	return result.normErrors.length > 0 || (tally.byStatus['failed'] ?? 0) > 0 ? ExitCode.episodeError : ExitCode.ok;
+}
+
+function show({args, flags, io}: CommandContext): number {
+	const id = args[1];
+	if (!id) throw new UserError('Usage: cultureconverse crisp show <item-id> [--items FILE]');
+	const {items: file} = files(flags, io);
+	const items = readItems(file, io);
+	const item = items.find((candidate) => candidate.id === id);
+	if (!item) throw new UserError(unknownMessage('item', id, items.map((candidate) => candidate.id), items.length === 0 ? `${file} holds no items yet: run \`cultureconverse crisp build\`.` : undefined));
+	if (flags['json']) writeJson(io, item);
+	else write(io, formatItem(item));
+	return ExitCode.ok;
+}
+
+async function evaluate(context: CommandContext): Promise<number> {
+	const {flags, io} = context;
+	const {items: itemsFile, evals: evalsFile} = files(flags, io);
+	const wanted = regions(flags);
+	let items = readItems(itemsFile, io).filter((item) => item.status === 'kept' && (!wanted || wanted.has(item.norm.region)));
+	if (items.length === 0) throw new UserError(`No kept item to evaluate in ${itemsFile}${wanted ? ' for these regions' : ''}: run \`cultureconverse crisp build\` first.`);
+	if (flags['limit'] !== undefined) items = spread(items, (item) => item.id, (item) => item.norm.region).slice(0, whole(flags, 'limit', 'limit', 0, 1, 1_000_000));
+	const bestOf = whole(flags, 'bestOf', 'best-of', 1, 1, 64);
+	const lambda = flags['lambda'] ?? 0.5;
+	if (typeof lambda !== 'number' || lambda < 0 || lambda > 10) throw new UserError(`--lambda must be a number from 0 to 10, got ${String(flags['lambda'])}.`);
+	const {runtime, call, parallel} = callContext(context);
+	const policyModel = runtime.gateway.settings('assistant').model;
+	const done = new Set(readEvals(evalsFile, io).filter((evaluation) => evaluation.policyModel === policyModel && evaluation.samples.length >= bestOf).map((evaluation) => evaluation.itemId));
+	const appender = jsonlAppender(evalsFile);
+	const result = await evaluateItems({items, parallel, done, save: (evaluation) => appender.append(evaluation), context: call, options: {bestOf, lambda}});
+	const rows = summarizeEvals(readEvals(evalsFile, io).filter((evaluation) => evaluation.policyModel === policyModel && items.some((item) => item.id === evaluation.itemId)));
+	const interrupted = Boolean(io.signal?.aborted);
+	if (flags['json']) writeJson(io, {evals: evalsFile, evaluated: result.evaluated.length, skipped: result.skipped, errors: result.errors, rows, interrupted});
+	else {
+		for (const failure of result.errors) io.stderr.write(chalk.red(`${failure.itemId}: ${failure.error}\n`));
+		write(io, reportTable(rows));
+		write(io, `Evaluated ${result.evaluated.length} item(s) with ${policyModel} (best of ${bestOf})${result.skipped ? `; ${result.skipped} already evaluated` : ''}. Evaluations: ${evalsFile}`);
+	}
+	if (interrupted) return ExitCode.interrupted;
+	return result.errors.length > 0 ? ExitCode.episodeError : ExitCode.ok;
+}
+
+function report({flags, io}: CommandContext): number {
+	const {evals: file} = files(flags, io);
+	const evals = readEvals(file, io);
+	if (evals.length === 0) throw new UserError(`No evaluation in ${file}: run \`cultureconverse crisp eval\` first.`);
+	const rows = summarizeEvals(evals);
+	if (flags['json']) writeJson(io, rows);
+	else write(io, reportTable(rows));
+	return ExitCode.ok;
+}
+
+function pairs({flags, io}: CommandContext): number {
+	const {items: itemsFile, evals: evalsFile} = files(flags, io);
+	const margin = flags['minMargin'] ?? 1;
+	if (typeof margin !== 'number' || margin < 0 || margin > 4) throw new UserError(`--min-margin must be a number from 0 to 4, got ${String(flags['minMargin'])}.`);
+	const items = new Map(readItems(itemsFile, io).map((item) => [item.id, item]));
+	const evals = readEvals(evalsFile, io);
+	const out: unknown[] = [];
+	const skipped: Record<string, number> = {};
+	for (const evaluation of evals) {
+		const result = situatedPair(evaluation, items.get(evaluation.itemId), margin);
+		if ('pair' in result) out.push(result.pair);
+		else skipped[result.skip] = (skipped[result.skip] ?? 0) + 1;
+	}
+	const text = out.map((pair) => JSON.stringify(pair)).join('\n') + (out.length > 0 ? '\n' : '');
+	if (typeof flags['out'] === 'string') {
+		const target = path.resolve(io.cwd, flags['out']);
+		writeFileAtomic(target, text);
+		write(io, `Wrote ${out.length} pair(s) to ${target}`);
+	} else io.stdout.write(text);
+	const reasons = Object.entries(skipped).map(([reason, n]) => `${reason} ${n}`).join(', ');
+	io.stderr.write(`${out.length} pair(s) from ${evals.length} evaluation(s)${reasons ? `; left out: ${reasons}` : ''}.\n`);
+	if (out.length === 0 && skipped['fewer than two valid samples']) io.stderr.write('Hint: pairs need several answers per item: `crisp eval --best-of 4` (or more).\n');
+	return ExitCode.ok;
+}
+
+/** Robust calibration of raw reward-model scores: median and IQR/1.349, and where the quartiles land. */
+function calibrateRewards({flags, io}: CommandContext): number {
+	const file = flags['rewards'];
+	if (typeof file !== 'string') throw new UserError('Usage: cultureconverse crisp calibrate --rewards FILE (one number per line, or JSONL with a "reward" field)');
+	const full = path.resolve(io.cwd, file);
+	let text: string;
+	try {
+		text = readFileSync(full, 'utf8');
+	} catch (error) {
+		throw new UserError(`Cannot read ${full}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}.`);
+	}
+	const values: number[] = [];
+	const bad: number[] = [];
+	text.split('\n').forEach((line, index) => {
+		const trimmed = line.trim();
+		if (!trimmed) return;
+		let value = Number(trimmed);
+		if (!Number.isFinite(value)) {
+			try {
+				value = Number((JSON.parse(trimmed) as {reward?: unknown}).reward);
+			} catch {
+				value = Number.NaN;
+			}
+		}
+		if (Number.isFinite(value)) values.push(value);
+		else bad.push(index + 1);
+	});
+	if (bad.length > 0) throw new UserError(`${full}: line(s) ${bad.slice(0, 10).join(', ')} hold no number (one number per line, or JSONL with a numeric "reward").`);
+	if (values.length < 4) throw new UserError(`${full}: ${values.length} reward(s); calibration needs at least 4 to estimate quartiles.`);
+	const calibration = fitCalibration(values);
+	const sorted = [...values].sort((a, b) => a - b);
+	const points = [0.05, 0.25, 0.5, 0.75, 0.95].map((q) => ({q, raw: sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!})).map((point) => ({...point, calibrated: calibrate(point.raw, calibration)}));
+	if (flags['json']) writeJson(io, {...calibration, points});
+	else {
+		write(io, `median ${calibration.median}, robust scale ${calibration.scale.toFixed(4)} (IQR / 1.349), from ${calibration.n} rewards`);
+		write(io, 'r = σ(clip((raw − median) / scale, −20, 20))');
+		write(io, renderTable(points, [{header: 'QUANTILE', value: (point) => point.q}, {header: 'RAW', value: (point) => point.raw, align: 'right'}, {header: 'CALIBRATED', value: (point) => point.calibrated.toFixed(3), align: 'right'}]));
+	}
+	return ExitCode.ok;
+}
+

@@ -1,0 +1,59 @@
+import type {ScoredAnswer, SituatedEval, SituatedItem} from '../domain/situated.js';
+import {type CallContext, type GradeMock, askPolicy, gradeNormMatch, gradeOutcome} from './agents.js';
+import {type Calibration, INVALID_REWARD, combinedReward} from './calibrate.js';
+import {parsePolicyAnswer} from './policyAnswer.js';
+import {situatedQuestion} from './views.js';
+
+export type EvaluateOptions = {
+	/** Answers sampled per item; best-of-N picks the highest reward. @default 1 */
+	readonly bestOf?: number;
+	/** Weight of norm grounding in the reward (λ). @default 0.5 */
+	readonly lambda?: number;
+	readonly calibration?: Calibration;
+	readonly now?: () => Date;
+};
+
+/**
+ * Evaluates the policy on one kept item: N sampled answers (the policy sees the public question only),
+ * each graded for outcome quality and norm match by the judge role, a reward per answer, and the
+ * best-of-N choice. Invalid answers are not graded (both scores count as 0 in reports) and get the
+ * fixed invalid reward, so any valid answer beats them.
+ */
+export async function evaluateItem(item: SituatedItem, context: CallContext, options: EvaluateOptions = {}): Promise<SituatedEval> {
+	const n = options.bestOf ?? 1;
+	const lambda = options.lambda ?? 0.5;
+	const question = situatedQuestion(cultureOf(item), item.draft);
+	const samples = await Promise.all(
+		Array.from({length: n}, async (_, sample): Promise<ScoredAnswer> => {
+			const raw = (await askPolicy(question, {...context, sample})).value;
+			const parsed = parsePolicyAnswer(raw);
+			if (!parsed.answer) return {sample, raw, answer: null, invalid: parsed.invalid, outcome: null, normMatch: null, reward: INVALID_REWARD};
+			const input: GradeMock = {item: {culture: question.culture, norm: item.norm, chronotope: item.chronotope}, draft: item.draft, answer: parsed.answer.answer, reasoning: parsed.answer.reasoning};
+			const [outcome, normMatch] = await Promise.all([gradeOutcome(input, {...context, sample}), gradeNormMatch(input, {...context, sample})]);
+			const reward = combinedReward(outcome.value.score, normMatch.value.score, {lambda, calibration: options.calibration});
+			return {sample, raw, answer: parsed.answer, invalid: null, outcome: outcome.value, normMatch: normMatch.value, reward};
+		}),
+	);
+	return {
+		itemId: item.id,
+		region: item.norm.region,
+		normId: item.norm.id,
+		policyModel: context.gateway.settings('assistant').model,
+		judgeModel: context.gateway.settings('judge').model,
+		samples,
+		chosen: bestSample(samples),
+		createdAt: (options.now?.() ?? new Date()).toISOString(),
+	};
+}
+
+/** Index of the highest reward; a tie goes to the earlier sample. */
+export function bestSample(samples: readonly Pick<ScoredAnswer, 'reward'>[]): number {
+	let best = 0;
+	samples.forEach((sample, index) => {
+		if (sample.reward > samples[best]!.reward) best = index;
+	});
+	return best;
+}
+
+/** The culture line items are written and answered under: the region's name (set when the item is built). */
+export const cultureOf = (item: Pick<SituatedItem, 'culture'>) => item.culture;

@@ -1,0 +1,105 @@
+import type {Norm, SituatedEval, SituatedItem} from '../domain/situated.js';
+import {ModelCallError} from '../llm/types.js';
+import type {CallContext} from './agents.js';
+import {type EvaluateOptions, evaluateItem} from './evaluate.js';
+import {type RefineOptions, moreChronotopes, refineItem} from './refine.js';
+
+/*
+ * The build and eval loops over many norms or items, `parallel` at a time. Each finished record is
+ * handed to `save` at once (the command appends it to a JSONL file), so an interrupt loses at most
+ * the records in flight, and a rerun skips what is already saved.
+ */
+
+/** Runs `work` on every element, at most `parallel` at a time, and stops taking new ones once `signal` aborts. */
+export async function eachLimited<T>(list: readonly T[], parallel: number, signal: AbortSignal | undefined, work: (value: T) => Promise<void>): Promise<void> {
+	let next = 0;
+	const workers = Array.from({length: Math.max(1, Math.min(parallel, list.length))}, async () => {
+		while (next < list.length && !signal?.aborted) await work(list[next++]!);
+	});
+	await Promise.all(workers);
+}
+
+/** The latest record per id (a retried item is appended again; the newer line wins). */
+export function latestById<T>(records: readonly T[], id: (record: T) => string): T[] {
+	return [...new Map(records.map((record) => [id(record), record])).values()];
+}
+
+export type BuildInput = {
+	readonly norms: readonly Norm[];
+	readonly culture: (norm: Norm) => string;
+	/** Settings (and so items) per norm; CRISP builds up to three. */
+	readonly chronotopes: number;
+	readonly parallel: number;
+	/** Items already saved; kept and discarded ones are not built again, failed ones are retried. */
+	readonly existing: readonly SituatedItem[];
+	readonly save: (item: SituatedItem) => void;
+	readonly context: CallContext;
+	readonly refine?: RefineOptions;
+};
+
+export type BuildResult = {readonly built: SituatedItem[]; readonly skipped: number; readonly normErrors: Array<{normId: string; error: string}>};
+
+export async function buildItems(input: BuildInput): Promise<BuildResult> {
+	const built: SituatedItem[] = [];
+	const normErrors: BuildResult['normErrors'] = [];
+	let skipped = 0;
+	await eachLimited(input.norms, input.parallel, input.context.signal, async (norm) => {
+		const mine = input.existing.filter((item) => item.norm.id === norm.id).sort((a, b) => a.chronotopeIndex - b.chronotopeIndex);
+		const done = new Set(mine.filter((item) => item.status !== 'failed').map((item) => item.chronotopeIndex));
+		if (Array.from({length: input.chronotopes}, (_, index) => index).every((index) => done.has(index))) {
+			skipped += input.chronotopes;
+			return;
+		}
+		const culture = input.culture(norm);
+		let settings;
+		try {
+			// Saved settings are reused in order, so a resumed norm continues with structurally new ones.
+			const saved = mine.filter((item, index) => item.chronotopeIndex === index).map((item) => item.chronotope);
+			settings = await moreChronotopes(culture, norm, saved, input.chronotopes, input.context);
+		} catch (error) {
+			if (!(error instanceof ModelCallError) || error.kind === 'aborted') throw error;
+			normErrors.push({normId: norm.id, error: error.message});
+			return;
+		}
+		for (const [index, chronotope] of settings.entries()) {
+			if (done.has(index)) {
+				skipped++;
+				continue;
+			}
+			if (input.context.signal?.aborted) return;
+			const item = await refineItem(culture, norm, chronotope, index, input.context, input.refine);
+			input.save(item);
+			built.push(item);
+		}
+	});
+	return {built, skipped, normErrors};
+}
+
+export type EvalInput = {
+	readonly items: readonly SituatedItem[];
+	readonly parallel: number;
+	/** Item ids already evaluated by this policy model; skipped. */
+	readonly done: ReadonlySet<string>;
+	readonly save: (evaluation: SituatedEval) => void;
+	readonly context: CallContext;
+	readonly options: EvaluateOptions;
+};
+
+export type EvalResult = {readonly evaluated: SituatedEval[]; readonly skipped: number; readonly errors: Array<{itemId: string; error: string}>};
+
+export async function evaluateItems(input: EvalInput): Promise<EvalResult> {
+	const evaluated: SituatedEval[] = [];
+	const errors: EvalResult['errors'] = [];
+	const todo = input.items.filter((item) => !input.done.has(item.id));
+	await eachLimited(todo, input.parallel, input.context.signal, async (item) => {
+		try {
+			const evaluation = await evaluateItem(item, input.context, input.options);
+			input.save(evaluation);
+			evaluated.push(evaluation);
+		} catch (error) {
+			if (!(error instanceof ModelCallError) || error.kind === 'aborted') throw error;
+			errors.push({itemId: item.id, error: `${error.call.stage}: ${error.message}`});
+		}
+	});
+	return {evaluated, skipped: input.items.length - todo.length, errors};
+}

@@ -1,0 +1,154 @@
+import assert from 'node:assert/strict';
+import {readFileSync, writeFileSync} from 'node:fs';
+import path from 'node:path';
+import {describe, it} from 'node:test';
+import {SituatedEval, SituatedItem} from '../src/domain/situated.js';
+import {parseJson, runCli} from './helpers/cli.js';
+import {tempDir} from './helpers/tmp.js';
+
+/* `crisp` end to end on the offline mock: build, resume, show, eval, report, pairs, calibrate. */
+
+const lines = (file: string) => readFileSync(file, 'utf8').split('\n').filter(Boolean);
+
+describe('crisp command (offline)', () => {
+	const dir = tempDir('cc-crisp-');
+	const cli = (...argv: string[]) => runCli(argv, {cwd: dir, env: {CULTURECONVERSE_HOME: path.join(dir, 'home')}});
+	const itemsFile = path.join(dir, 'sessions', 'crisp', 'items.jsonl');
+	const evalsFile = path.join(dir, 'sessions', 'crisp', 'evals.jsonl');
+
+	it('lists norms from the taboo KB, filtered and spread over regions by --limit', async () => {
+		const result = await cli('crisp', 'norms', '--region', 'jp', '--region', 'KR', '--limit', '6', '--json');
+		assert.equal(result.code, 0, result.stderr);
+		const norms = parseJson<Array<{id: string; region: string; type: string}>>(result.stdout);
+		assert.equal(norms.length, 6);
+		assert.deepEqual([...new Set(norms.map((norm) => norm.region))].sort(), ['JP', 'KR']);
+		assert.equal(norms.filter((norm) => norm.region === 'JP').length, 3, 'regions take turns');
+		assert.ok(norms.every((norm) => norm.type === 'proscriptive' && /^norm\.tab-(jp|kr)-/.test(norm.id)));
+		const again = await cli('crisp', 'norms', '--region', 'jp', '--region', 'KR', '--limit', '6', '--json');
+		assert.equal(again.stdout, result.stdout, 'the same selection every time');
+	});
+
+	it('builds items, saves each as a line, and a rerun builds nothing new', async () => {
+		const result = await cli('crisp', 'build', '--region', 'JP', '--region', 'VN', '--limit', '8', '--chronotopes', '2', '--json');
+		assert.equal(result.code, 0, result.stderr);
+		const summary = parseJson<{built: number; byStatus: Record<string, number>; decisions: Record<string, number>}>(result.stdout);
+		assert.equal(summary.built, 16);
+		assert.equal(lines(itemsFile).length, 16);
+		const items = lines(itemsFile).map((line) => SituatedItem.parse(JSON.parse(line)));
+		assert.ok(summary.byStatus['kept']! > 0);
+		// The offline agents take every router path on some norms.
+		assert.ok(summary.decisions['revise-question']! > 0 && summary.decisions['rerun-answer']! > 0, JSON.stringify(summary.decisions));
+		for (const item of items) {
+			assert.equal(item.culture, item.norm.region === 'JP' ? 'Japan' : 'Vietnam');
+			assert.equal(item.status === 'kept', item.rounds.at(-1)!.decision === 'keep');
+		}
+		// Two settings per norm, structurally different.
+		const settings = items.filter((item) => item.norm.id === items[0]!.norm.id).map((item) => item.chronotope.place);
+		assert.equal(new Set(settings).size, 2);
+		const rerun = await cli('crisp', 'build', '--region', 'JP', '--region', 'VN', '--limit', '8', '--chronotopes', '2', '--json');
+		assert.equal(parseJson<{built: number; skipped: number}>(rerun.stdout).built, 0);
+		assert.equal(parseJson<{built: number; skipped: number}>(rerun.stdout).skipped, 16);
+	});
+
+	it('recovers from a half-written last line: warns, rebuilds that item, and leaves a valid file', async () => {
+		const text = readFileSync(itemsFile, 'utf8');
+		const lastStart = text.slice(0, -1).lastIndexOf('\n') + 1;
+		const lostId = (JSON.parse(text.slice(lastStart)) as {id: string}).id;
+		writeFileSync(itemsFile, text.slice(0, lastStart + 40));
+		const result = await cli('crisp', 'build', '--region', 'JP', '--region', 'VN', '--limit', '8', '--chronotopes', '2', '--json');
+		assert.equal(result.code, 0, result.stderr);
+		assert.match(result.stderr, /last line of .*items\.jsonl was cut off/);
+		assert.equal(parseJson<{built: number}>(result.stdout).built, 1);
+		const ids = lines(itemsFile).map((line) => SituatedItem.parse(JSON.parse(line)).id);
+		assert.equal(ids.length, 16);
+		assert.ok(ids.includes(lostId));
+	});
+
+	it('refuses a file damaged in the middle, naming the line, and does not touch it', async () => {
+		const dir2 = tempDir('cc-crisp-bad-');
+		const file = path.join(dir2, 'items.jsonl');
+		const good = lines(itemsFile).slice(0, 2);
+		writeFileSync(file, `${good[0]}\n{"broken": true}\n${good[1]}\n`);
+		const before = readFileSync(file, 'utf8');
+		const result = await cli('crisp', 'build', '--region', 'JP', '--limit', '1', '--items', file);
+		assert.equal(result.code, 2);
+		assert.match(result.stderr, /line 2/);
+		assert.equal(readFileSync(file, 'utf8'), before);
+	});
+
+	it('shows one item round by round', async () => {
+		const item = lines(itemsFile).map((line) => SituatedItem.parse(JSON.parse(line))).find((candidate) => candidate.rounds.length > 1)!;
+		const result = await cli('crisp', 'show', item.id);
+		assert.equal(result.code, 0, result.stderr);
+		assert.match(result.stdout, new RegExp(`Round 1: ${item.rounds[0]!.decision}`));
+		assert.match(result.stdout, /checks: actionCorrect=\d/);
+		const unknown = await cli('crisp', 'show', `${item.id}x`);
+		assert.equal(unknown.code, 2);
+		assert.match(unknown.stderr, /Unknown item/);
+	});
+
+	it('evaluates kept items best-of-N, resumes, and reports with CIs per region', async () => {
+		const result = await cli('crisp', 'eval', '--best-of', '3', '--json');
+		assert.equal(result.code, 0, result.stderr);
+		const kept = lines(itemsFile).map((line) => SituatedItem.parse(JSON.parse(line))).filter((item) => item.status === 'kept');
+		const summary = parseJson<{evaluated: number; rows: Array<{region: string; items: number; outcome: {mean: number}; outcomeBestOf: {mean: number}; invalidRate: number}>}>(result.stdout);
+		assert.equal(summary.evaluated, kept.length);
+		const evals = lines(evalsFile).map((line) => SituatedEval.parse(JSON.parse(line)));
+		assert.ok(evals.every((evaluation) => evaluation.samples.length === 3));
+		const all = summary.rows.find((row) => row.region === 'all')!;
+		assert.equal(all.items, kept.length);
+		assert.ok(all.outcomeBestOf.mean >= all.outcome.mean, 'best-of-N never does worse than one answer');
+		assert.ok(all.invalidRate > 0, 'the mock breaks the contract on some samples');
+		const again = await cli('crisp', 'eval', '--best-of', '3', '--json');
+		assert.equal(parseJson<{evaluated: number; skipped: number}>(again.stdout).evaluated, 0);
+		const report = await cli('crisp', 'report');
+		assert.equal(report.code, 0, report.stderr);
+		assert.match(report.stdout, /OUTCOME@1 \[95% CI\]/);
+		assert.match(report.stdout, /\n\S+\s+JP\s+\d+/);
+	});
+
+	it('exports preference pairs whose prompt holds only the public question', async () => {
+		const out = path.join(dir, 'pairs.jsonl');
+		const result = await cli('crisp', 'pairs', '--out', out);
+		assert.equal(result.code, 0, result.stderr);
+		const pairs = lines(out).map((line) => JSON.parse(line) as {itemId: string; prompt: Array<{content: string}>; chosen: string; rejected: string; scores: {chosen: {outcome: number}; rejected: {outcome: number}}});
+		assert.ok(pairs.length > 0);
+		const items = new Map(lines(itemsFile).map((line) => SituatedItem.parse(JSON.parse(line))).map((item) => [item.id, item]));
+		for (const pair of pairs) {
+			assert.ok(pair.scores.chosen.outcome - pair.scores.rejected.outcome >= 1);
+			const item = items.get(pair.itemId)!;
+			const prompt = pair.prompt.map((message) => message.content).join('\n');
+			assert.ok(prompt.includes(item.draft.scenario));
+			assert.ok(!prompt.includes(item.draft.hiddenExpectedAnswer) && !prompt.includes(item.norm.text));
+		}
+	});
+
+	it('calibrates raw rewards from a file and rejects a bad one', async () => {
+		const file = path.join(dir, 'rewards.txt');
+		writeFileSync(file, ['-20', '-7.5', '-2.078125', '1.7891', '9', '{"reward": 0}'].join('\n'));
+		const result = await cli('crisp', 'calibrate', '--rewards', file, '--json');
+		assert.equal(result.code, 0, result.stderr);
+		const fit = parseJson<{median: number; scale: number; n: number}>(result.stdout);
+		assert.equal(fit.n, 6);
+		assert.ok(fit.scale > 0);
+		writeFileSync(file, '1\n2\nabc\n4\n5\n');
+		const bad = await cli('crisp', 'calibrate', '--rewards', file);
+		assert.equal(bad.code, 2);
+		assert.match(bad.stderr, /line\(s\) 3 hold no number/);
+	});
+
+	it('gives clear errors for unknown subcommands, regions and norms', async () => {
+		const sub = await cli('crisp', 'bulid');
+		assert.equal(sub.code, 2);
+		assert.match(sub.stderr, /build/);
+		const region = await cli('crisp', 'norms', '--region', 'XX');
+		assert.equal(region.code, 2);
+		assert.match(region.stderr, /Unknown region/);
+		const norm = await cli('crisp', 'build', '--norm', 'norm.tab-jp-0011');
+		assert.equal(norm.code, 2);
+		assert.match(norm.stderr, /norm\.tab-jp-001/);
+		const empty = await runCli(['crisp', 'eval'], {cwd: tempDir(), env: {CULTURECONVERSE_HOME: path.join(dir, 'home')}});
+		assert.equal(empty.code, 2);
+		assert.match(empty.stderr, /crisp build/);
+	});
+});
