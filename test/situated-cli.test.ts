@@ -4,6 +4,7 @@ import path from 'node:path';
 import {describe, it} from 'node:test';
 import {SituatedEval, SituatedItem} from '../src/domain/situated.js';
 import {parseJson, runCli} from './helpers/cli.js';
+import {startFakeOpenAI} from './helpers/fakeOpenAI.js';
 import {tempDir} from './helpers/tmp.js';
 
 /* `crisp` end to end on the offline mock: build, resume, show, eval, report, pairs, calibrate. */
@@ -118,8 +119,8 @@ describe('crisp command (offline)', () => {
 			assert.ok(pair.scores.chosen.outcome - pair.scores.rejected.outcome >= 1);
 			const item = items.get(pair.itemId)!;
 			const prompt = pair.prompt.map((message) => message.content).join('\n');
-			assert.ok(prompt.includes(item.draft.scenario));
-			assert.ok(!prompt.includes(item.draft.hiddenExpectedAnswer) && !prompt.includes(item.norm.text));
+			assert.ok(prompt.includes(item.draft!.scenario));
+			assert.ok(!prompt.includes(item.draft!.hiddenExpectedAnswer) && !prompt.includes(item.norm.text));
 		}
 	});
 
@@ -150,5 +151,26 @@ describe('crisp command (offline)', () => {
 		const empty = await runCli(['crisp', 'eval'], {cwd: tempDir(), env: {CULTURECONVERSE_HOME: path.join(dir, 'home')}});
 		assert.equal(empty.code, 2);
 		assert.match(empty.stderr, /crisp build/);
+	});
+});
+
+describe('crisp build, interrupted', () => {
+	it('stops on Ctrl-C with exit 130, keeping every finished item as a whole line', async () => {
+		// Every agent answers after 30 ms with a schema-valid filler value: 40 norms take over 2 s even at
+		// the fewest calls per item, so the abort at 1 s always lands mid-run.
+		const fake = await startFakeOpenAI({handler: () => ({delayMs: 30})});
+		try {
+			const dir = tempDir('cc-crisp-int-');
+			const controller = new AbortController();
+			const items = path.join(dir, 'items.jsonl');
+			setTimeout(() => controller.abort(), 1_000);
+			const result = await runCli(['crisp', 'build', '--region', 'TH', '--limit', '40', '--chronotopes', '1', '--max-rounds', '2', '--parallel', '2', '--items', items], {cwd: dir, signal: controller.signal, env: {OPENAI_BASE_URL: fake.baseURL, OPENAI_API_KEY: 'sk-test', CULTURECONVERSE_HOME: path.join(dir, 'home')}});
+			assert.equal(result.code, 130, result.stderr);
+			assert.match(result.stdout, /interrupted: run the same command again/);
+			const saved = lines(items).map((line) => SituatedItem.parse(JSON.parse(line)));
+			assert.ok(saved.length > 0 && saved.length < 40, `${saved.length} item(s) saved`);
+		} finally {
+			await fake.close();
+		}
 	});
 });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import {after, before, beforeEach, describe, it} from 'node:test';
-import type {Chronotope, Norm, Verification} from '../src/domain/situated.js';
+import {type Chronotope, type KeptItem, type Norm, type SituatedItem, type Verification, isKept} from '../src/domain/situated.js';
 import {createGateway} from '../src/llm/gateway.js';
 import type {CallContext} from '../src/situated/agents.js';
 import {INVALID_REWARD} from '../src/situated/calibrate.js';
@@ -78,6 +78,11 @@ function context(): CallContext {
 	return {gateway};
 }
 
+function kept(item: SituatedItem): KeptItem {
+	assert.ok(isKept(item), `expected a kept item, got ${item.status}`);
+	return item;
+}
+
 const byStage = (stage: string) => fake.chatRequests().filter((request) => request.stage === `situated:${stage}`);
 
 describe('situated items: the refinement loop over HTTP', () => {
@@ -96,7 +101,7 @@ describe('situated items: the refinement loop over HTTP', () => {
 		assert.deepEqual(item.rounds.map((round) => round.decision), ['revise-question', 'keep']);
 		assert.match(item.rounds[0]!.diagnosis, /L=1/);
 		assert.equal(item.rounds[0]!.plan?.guidance, 'drop the sentence that states the rule');
-		assert.match(item.draft.scenario, /^Revised 1:/);
+		assert.match(item.draft!.scenario, /^Revised 1:/);
 		assert.match(item.rounds[1]!.draft.scenario, /^Revised 1:/);
 		// The reviser was told the plan; the next reasoner saw the revised scenario and no advice.
 		assert.match(promptText(byStage('reviser')[0]!), /drop the sentence that states the rule/);
@@ -133,13 +138,13 @@ describe('situated items: the refinement loop over HTTP', () => {
 		assert.match(item.error!, /^situated:advisor: /);
 		assert.equal(item.rounds.length, 1);
 		assert.equal(byStage('advisor').length, 2, 'retried once (maxAttempts 2), then gave up');
-		assert.match(item.draft.scenario, /Mika arrives/);
+		assert.match(item.draft!.scenario, /Mika arrives/);
 	});
 });
 
 describe('situated items: evaluation over HTTP', () => {
 	it('samples N answers, scores valid ones, gives invalid ones the fixed reward, and picks the best', async () => {
-		const item = await refineItem('Japan', norm, chronotope, 0, context());
+		const item = kept(await refineItem('Japan', norm, chronotope, 0, context()));
 		policyReplies = [JSON.stringify({answer: 'Just walk in.', reasoning: 'It is informal.'}), 'Sure! I think she should take her shoes off.', JSON.stringify({answer: 'GOOD: shoes off on the tiles, then step up.', reasoning: 'GOOD: the step marks where outdoor shoes stop.'})];
 		const evaluation = await evaluateItem(item, context(), {bestOf: 3});
 		assert.equal(evaluation.samples.length, 3);
@@ -157,8 +162,7 @@ describe('situated items: evaluation over HTTP', () => {
 
 	it('canary: the reasoner and the policy never see the norm, the setting or the reference answer', async () => {
 		verdicts = [leaking, thin, allPass];
-		const item = await refineItem('Japan', norm, chronotope, 0, context());
-		assert.equal(item.status, 'kept');
+		const item = kept(await refineItem('Japan', norm, chronotope, 0, context()));
 		policyReplies = [JSON.stringify({answer: 'GOOD a', reasoning: 'GOOD b'})];
 		await evaluateItem(item, context(), {bestOf: 2});
 		const canaries = [NORM_CANARY, EXPECTED_CANARY, SETTING_CANARY];

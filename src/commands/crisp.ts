@@ -4,7 +4,7 @@ import chalk from 'chalk';
 import type {z} from 'zod';
 import {createRuntime, runtimeFlags, sessionsDir} from '../app/runtime.js';
 import {registerSchema} from '../domain/registry.js';
-import {Norm, SituatedEval, SituatedItem} from '../domain/situated.js';
+import {Norm, SituatedEval, SituatedItem, isKept} from '../domain/situated.js';
 import {REGION_CODES, type RegionCode} from '../domain/universe.js';
 import {resolveKbLocation} from '../kb/knowledgeBase.js';
 import {loadKbSources} from '../kb/sources.js';
@@ -213,7 +213,7 @@ async function evaluate(context: CommandContext): Promise<number> {
 	const {flags, io} = context;
 	const {items: itemsFile, evals: evalsFile} = files(flags, io);
 	const wanted = regions(flags);
-	let items = readItems(itemsFile, io).filter((item) => item.status === 'kept' && (!wanted || wanted.has(item.norm.region)));
+	let items = readItems(itemsFile, io).filter(isKept).filter((item) => !wanted || wanted.has(item.norm.region));
 	if (items.length === 0) throw new UserError(`No kept item to evaluate in ${itemsFile}${wanted ? ' for these regions' : ''}: run \`cultureconverse crisp build\` first.`);
 	if (flags['limit'] !== undefined) items = spread(items, (item) => item.id, (item) => item.norm.region).slice(0, whole(flags, 'limit', 'limit', 0, 1, 1_000_000));
 	const bestOf = whole(flags, 'bestOf', 'best-of', 1, 1, 64);

@@ -90,8 +90,8 @@ export const SituatedItem = z.strictObject({
 	chronotopeIndex: z.number().int().nonnegative(),
 	chronotope: Chronotope,
 	status: z.enum(['kept', 'discarded', 'failed']),
-	/** The final draft (the kept one, or the last one tried). */
-	draft: SituatedDraft,
+	/** The final draft (the kept one, or the last one tried); null when not even the first could be written. */
+	draft: SituatedDraft.nullable(),
 	rounds: z.array(RefinementRound),
 	/** Why a failed item failed (a model call that gave up). */
 	error: z.string().nullable(),
@@ -99,6 +99,10 @@ export const SituatedItem = z.strictObject({
 	createdAt: z.string(),
 });
 export type SituatedItem = z.infer<typeof SituatedItem>;
+
+/** An item that passed every check: the only kind that is evaluated or exported. */
+export type KeptItem = SituatedItem & {readonly status: 'kept'; readonly draft: SituatedDraft};
+export const isKept = (item: SituatedItem): item is KeptItem => item.status === 'kept' && item.draft !== null;
 
 /** What the policy under evaluation must return: an answer and its visible reasoning, nothing else. */
 export const PolicyAnswer = z.strictObject({answer: z.string().min(1), reasoning: z.string().min(1)});

@@ -35,10 +35,9 @@ export function formatItem(item: SituatedItem): string {
 		chalk.bold('Setting'),
 		indent(Object.entries(item.chronotope).map(([key, value]) => `${key}: ${value}`).join('\n')),
 		'',
-		chalk.bold('Scenario (final)'),
-		indent(item.draft.scenario),
-		`question: ${item.draft.question}`,
-		chalk.dim(`expected (private): ${item.draft.hiddenExpectedAnswer}`),
+		...(item.draft
+			? [chalk.bold('Scenario (final)'), indent(item.draft.scenario), `question: ${item.draft.question}`, chalk.dim(`expected (private): ${item.draft.hiddenExpectedAnswer}`)]
+			: [chalk.red('No scenario: the question writer failed.')]),
 	];
 	for (const round of item.rounds) {
 		const checks = Object.entries(round.verification).map(([name, check]) => `${name}=${check.score}`).join(' ');

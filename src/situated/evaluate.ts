@@ -1,4 +1,4 @@
-import type {ScoredAnswer, SituatedEval, SituatedItem} from '../domain/situated.js';
+import type {KeptItem, ScoredAnswer, SituatedEval, SituatedItem} from '../domain/situated.js';
 import {type CallContext, type GradeMock, askPolicy, gradeNormMatch, gradeOutcome} from './agents.js';
 import {type Calibration, INVALID_REWARD, combinedReward} from './calibrate.js';
 import {parsePolicyAnswer} from './policyAnswer.js';
@@ -19,7 +19,7 @@ export type EvaluateOptions = {
  * best-of-N choice. Invalid answers are not graded (both scores count as 0 in reports) and get the
  * fixed invalid reward, so any valid answer beats them.
  */
-export async function evaluateItem(item: SituatedItem, context: CallContext, options: EvaluateOptions = {}): Promise<SituatedEval> {
+export async function evaluateItem(item: KeptItem, context: CallContext, options: EvaluateOptions = {}): Promise<SituatedEval> {
 	const n = options.bestOf ?? 1;
 	const lambda = options.lambda ?? 0.5;
 	const question = situatedQuestion(cultureOf(item), item.draft);

@@ -24,14 +24,15 @@ export type PairSkip = 'fewer than two valid samples' | 'margin too small' | 'it
  * reward model nothing). Invalid answers stay out: a format failure is not a cultural preference.
  */
 export function situatedPair(evaluation: SituatedEval, item: SituatedItem | undefined, minMargin: number): {pair: SituatedPair} | {skip: PairSkip} {
-	if (!item) return {skip: 'item not found'};
+	if (!item?.draft) return {skip: 'item not found'};
 	const valid = evaluation.samples.filter((sample): sample is ScoredAnswer & {outcome: NonNullable<ScoredAnswer['outcome']>; normMatch: NonNullable<ScoredAnswer['normMatch']>} => sample.outcome !== null && sample.normMatch !== null);
 	if (valid.length < 2) return {skip: 'fewer than two valid samples'};
 	const ranked = [...valid].sort((a, b) => b.reward - a.reward || a.sample - b.sample);
 	const best = ranked[0]!;
 	const worst = ranked.at(-1)!;
 	if (best.outcome.score - worst.outcome.score < minMargin) return {skip: 'margin too small'};
-	const prompt = renderPrompt('situated/policy', {culture: item.culture, scenario: item.draft.scenario, question: item.draft.question}).messages;
+	const {scenario, question} = item.draft;
+	const prompt = renderPrompt('situated/policy', {culture: item.culture, scenario, question}).messages;
 	const score = (sample: typeof best): PairScore => ({outcome: sample.outcome.score, normMatch: sample.normMatch.score, reward: sample.reward});
 	return {
 		pair: {

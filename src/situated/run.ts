@@ -1,4 +1,4 @@
-import type {Norm, SituatedEval, SituatedItem} from '../domain/situated.js';
+import type {KeptItem, Norm, SituatedEval, SituatedItem} from '../domain/situated.js';
 import {ModelCallError} from '../llm/types.js';
 import type {CallContext} from './agents.js';
 import {type EvaluateOptions, evaluateItem} from './evaluate.js';
@@ -57,8 +57,8 @@ export async function buildItems(input: BuildInput): Promise<BuildResult> {
 			const saved = mine.filter((item, index) => item.chronotopeIndex === index).map((item) => item.chronotope);
 			settings = await moreChronotopes(culture, norm, saved, input.chronotopes, input.context);
 		} catch (error) {
-			if (!(error instanceof ModelCallError) || error.kind === 'aborted') throw error;
-			normErrors.push({normId: norm.id, error: error.message});
+			const failure = failureOf(error, input.context);
+			if (failure) normErrors.push({normId: norm.id, error: failure.message});
 			return;
 		}
 		for (const [index, chronotope] of settings.entries()) {
@@ -67,7 +67,14 @@ export async function buildItems(input: BuildInput): Promise<BuildResult> {
 				continue;
 			}
 			if (input.context.signal?.aborted) return;
-			const item = await refineItem(culture, norm, chronotope, index, input.context, input.refine);
+			let item: SituatedItem;
+			try {
+				item = await refineItem(culture, norm, chronotope, index, input.context, input.refine);
+			} catch (error) {
+				// refineItem records model failures in the item itself; what reaches here is an abort or a bug.
+				if (failureOf(error, input.context) === null) return;
+				throw error;
+			}
 			input.save(item);
 			built.push(item);
 		}
@@ -76,7 +83,7 @@ export async function buildItems(input: BuildInput): Promise<BuildResult> {
 }
 
 export type EvalInput = {
-	readonly items: readonly SituatedItem[];
+	readonly items: readonly KeptItem[];
 	readonly parallel: number;
 	/** Item ids already evaluated by this policy model; skipped. */
 	readonly done: ReadonlySet<string>;
@@ -97,9 +104,20 @@ export async function evaluateItems(input: EvalInput): Promise<EvalResult> {
 			input.save(evaluation);
 			evaluated.push(evaluation);
 		} catch (error) {
-			if (!(error instanceof ModelCallError) || error.kind === 'aborted') throw error;
-			errors.push({itemId: item.id, error: `${error.call.stage}: ${error.message}`});
+			const failure = failureOf(error, input.context);
+			if (failure) errors.push({itemId: item.id, error: `${failure.call.stage}: ${failure.message}`});
 		}
 	});
 	return {evaluated, skipped: input.items.length - todo.length, errors};
+}
+
+/**
+ * What to do with an error in a worker: null when the run was interrupted (the record in flight is
+ * dropped, the finished ones are saved); the failure to record when a model call gave up; and any
+ * other error is rethrown, since it is a bug rather than a model problem.
+ */
+function failureOf(error: unknown, context: CallContext): ModelCallError | null {
+	if (context.signal?.aborted) return null;
+	if (!(error instanceof ModelCallError) || error.kind === 'aborted') throw error;
+	return error;
 }
