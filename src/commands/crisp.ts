@@ -8,7 +8,7 @@ import {Norm, SituatedEval, SituatedItem, isKept} from '../domain/situated.js';
 import {REGION_CODES, type RegionCode} from '../domain/universe.js';
 import {resolveKbLocation} from '../kb/knowledgeBase.js';
 import {loadKbSources} from '../kb/sources.js';
-import {buildTally, formatItem, itemLine, reportTable} from '../present/situated.js';
+import {buildTally, evalLine, formatItem, itemLine, reportTable} from '../present/situated.js';
 import type {CallContext} from '../situated/agents.js';
 import {calibrate, fitCalibration} from '../situated/calibrate.js';
 import {jsonlAppender, readJsonl} from '../situated/jsonl.js';
@@ -223,7 +223,11 @@ async function evaluate(context: CommandContext): Promise<number> {
 	const policyModel = runtime.gateway.settings('assistant').model;
 	const done = new Set(readEvals(evalsFile, io).filter((evaluation) => evaluation.policyModel === policyModel && evaluation.samples.length >= bestOf).map((evaluation) => evaluation.itemId));
 	const appender = jsonlAppender(evalsFile);
-	const result = await evaluateItems({items, parallel, done, save: (evaluation) => appender.append(evaluation), context: call, options: {bestOf, lambda}});
+	const save = (evaluation: SituatedEval) => {
+		appender.append(evaluation);
+		if (!flags['json']) io.stderr.write(`${evalLine(evaluation)}\n`);
+	};
+	const result = await evaluateItems({items, parallel, done, save, context: call, options: {bestOf, lambda}});
 	const rows = summarizeEvals(readEvals(evalsFile, io).filter((evaluation) => evaluation.policyModel === policyModel && items.some((item) => item.id === evaluation.itemId)));
 	const interrupted = Boolean(io.signal?.aborted);
 	if (flags['json']) writeJson(io, {evals: evalsFile, evaluated: result.evaluated.length, skipped: result.skipped, errors: result.errors, rows, interrupted});

@@ -1,5 +1,5 @@
 import chalk from 'chalk';
-import type {SituatedItem} from '../domain/situated.js';
+import type {SituatedEval, SituatedItem} from '../domain/situated.js';
 import type {Estimate} from '../report/bootstrap.js';
 import type {SituatedRow} from '../situated/summary.js';
 import {renderTable} from '../util/table.js';
@@ -11,6 +11,16 @@ const STATUS = {kept: chalk.green('kept     '), discarded: chalk.yellow('discard
 export function itemLine(item: SituatedItem): string {
 	const path = item.rounds.map((round) => round.decision).join(' → ') || '(no round)';
 	return `${STATUS[item.status]} ${item.id}  ${item.rounds.length} round(s): ${path}${item.error ? `  ${chalk.red(item.error)}` : ''}`;
+}
+
+/** One line per evaluated item: each sample's outcome (✗ for an invalid answer) and the best-of-N pick. */
+export function evalLine(evaluation: SituatedEval): string {
+	const scores = evaluation.samples.map((sample, index) => {
+		const text = sample.outcome ? String(sample.outcome.score) : '✗';
+		return index === evaluation.chosen ? chalk.bold(`[${text}]`) : text;
+	});
+	const chosen = evaluation.samples[evaluation.chosen]!;
+	return `${evaluation.itemId}  outcome ${scores.join(' ')}  norm match ${chosen.normMatch?.score ?? '–'}${chosen.invalid ? chalk.red(`  (all invalid: ${chosen.invalid})`) : ''}`;
 }
 
 /** Counts for the end of a build: items by status, and how rounds were routed. */

@@ -43,7 +43,7 @@ export function HomeScreen({universe, sessionsDir, width, onChoose}: Props) {
 			<Text> </Text>
 			<Text dimColor>↑↓ Enter choose · n s ? q directly</Text>
 			<Text dimColor wrap="wrap">
-				From the shell: cultureconverse batch (many episodes, resumable) · report (tables with CIs) · export sft|pairs (training data)
+				From the shell: cultureconverse batch (many episodes, resumable) · report (tables with CIs) · export sft|pairs (training data) · crisp (situated decision items)
 			</Text>
 		</Box>
 	);
