@@ -4,11 +4,12 @@ import type {Command} from './types.js';
 export const replayCommand: Command = {
 	name: 'replay',
 	summary: 'Replay a saved session in the TUI (step back and forth); --print writes it to stdout',
-	usage: 'replay <session-id|path> [--print] [--json] [--sessions-dir DIR]',
+	usage: 'replay <session-id|path> [--print] [--json] [--sessions-dir DIR] [--rater NAME]',
 	flags: {
 		print: {type: 'boolean', description: 'Print the transcript with its public, private and oracle partitions instead of opening the TUI'},
 		json: {type: 'boolean', description: 'With --print: the raw session file'},
 		sessionsDir: {type: 'string', description: 'Folder of session files (default ./sessions)'},
+		rater: {type: 'string', description: 'Your name on ratings made with s in the TUI (default $CULTURECONVERSE_RATER, else your login name)'},
 	},
 	async run({args, flags, io, tui}) {
 		if (!flags['print'] && !flags['json'] && tui && args[0]) return tui({kind: 'replay', session: args[0], flags});

@@ -8,7 +8,7 @@ export const tuiCommand: Command = {
 	name: 'tui',
 	summary: 'Open the terminal UI; with --persona and --template, straight into a new episode',
 	usage: ['tui', 'tui --persona ID --template ID [--tier T] [--lang english|native] [--mode eval|gold] [--human] [--<role>-model M]', 'tui --seed ID [...]'].join('\n  '),
-	flags: {...episodeFlags, human: {type: 'boolean', description: 'Play the assistant yourself: type each reply in the input box (Enter on an empty line sends)'}, ...runtimeFlags},
+	flags: {...episodeFlags, rater: {type: 'string', description: 'Your name on ratings made with s on a replayed session (default $CULTURECONVERSE_RATER, else your login name)'}, human: {type: 'boolean', description: 'Play the assistant yourself: type each reply in the input box (Enter on an empty line sends)'}, ...runtimeFlags},
 	async run({flags, io, universe, tui}) {
 		if (!tui) {
 			io.stderr.write('cultureconverse: `tui` needs an interactive terminal (stdin and stdout must be a TTY). For scripts and pipes use `cultureconverse run --persona ID --template ID` (add --json or --jsonl).\n');

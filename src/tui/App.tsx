@@ -14,9 +14,12 @@ import {ReplayEpisode} from './screens/ReplayEpisode.js';
 import {SessionsScreen} from './screens/SessionsScreen.js';
 import {TemplatePicker} from './screens/TemplatePicker.js';
 import type {TuiServices} from './services.js';
+import type {Scores} from '../store/ratingStore.js';
 import {useKeys} from './hooks/useKeys.js';
 
 type Props = {readonly services: TuiServices; readonly initial: Screen};
+
+const ratingFor = (services: TuiServices, sessionId: string) => ({rater: services.rater, file: services.ratingsFile, load: () => services.ratingsOf(sessionId), save: (scores: Scores) => services.rate(sessionId, scores)});
 
 /** The whole TUI: one screen at a time, all episode work through the services (and so the one engine). */
 export function App({services, initial}: Props) {
@@ -81,7 +84,7 @@ export function App({services, initial}: Props) {
 			case 'live':
 				return <LiveEpisode key={screen.engine.session.id} engine={screen.engine} services={services} onQuit={quit} onBack={back ? () => go(back) : null} />;
 			case 'replay':
-				return <ReplayEpisode key={screen.session.id} session={screen.session} message={state.busy ?? state.error} onResume={(session) => resume(session, screen.back)} onQuit={quit} onBack={back ? () => go(back) : null} />;
+				return <ReplayEpisode key={screen.session.id} session={screen.session} rating={ratingFor(services, screen.session.id)} message={state.busy ?? state.error} onResume={(session) => resume(session, screen.back)} onQuit={quit} onBack={back ? () => go(back) : null} />;
 			default: {
 				const never: never = screen;
 				return never;

@@ -1,7 +1,9 @@
 import {modelFlagsOf} from '../app/episodes.js';
 import {Writable} from 'node:stream';
 import {episodeOptionsFromFlags, resumeEpisode, seedFromFlags, startEpisode} from '../app/episodes.js';
+import {userInfo} from 'node:os';
 import {createRuntime, sessionsDir} from '../app/runtime.js';
+import {type Scores, ratingsFile, ratingsOf, saveRatings} from '../store/ratingStore.js';
 import type {Flags, IO} from '../commands/types.js';
 import {ModelRole, type RoleSettings, type Session} from '../domain/session.js';
 import type {EpisodeEngine} from '../episode/engine.js';
@@ -30,6 +32,14 @@ export type TuiServices = {
 	resumeEpisode(session: Session): Promise<EpisodeEngine>;
 	listSessions(): ReturnType<SessionStore['list']>;
 	loadSession(idOrPath: string): Promise<Session>;
+	/** Who rates sessions in this TUI (--rater, $CULTURECONVERSE_RATER, else the login name). */
+	readonly rater: string;
+	/** Where ratings go: <sessions>/ratings.jsonl, the file `report agreement --ratings` reads. */
+	readonly ratingsFile: string;
+	/** The rater's saved scores for a session; throws a UserError when the ratings file does not parse. */
+	ratingsOf(sessionId: string): Scores;
+	/** Replaces the rater's scores for a session; returns how many were saved. */
+	rate(sessionId: string, scores: Scores): number;
 	/** Warnings the runtime would print to stderr (index rebuilds, embedder fallback): shown in the TUI instead. */
 	onNotice(listener: NoticeListener): () => void;
 };
@@ -48,10 +58,16 @@ export function createServices(io: IO, flags: Flags, universe: Universe): TuiSer
 	});
 	const quietIo: IO = {...io, stderr};
 	const store = new SessionStore(sessionsDir(flags, io));
+	const ratings = ratingsFile(store.dir);
+	const rater = raterName(flags, io.env);
 	return {
 		universe,
 		flags,
 		sessionsDir: store.dir,
+		rater,
+		ratingsFile: ratings,
+		ratingsOf: (sessionId) => ratingsOf(ratings, sessionId, rater),
+		rate: (sessionId, scores) => saveRatings(ratings, sessionId, rater, scores),
 		resolveRoles: (overrides) => resolveRoleSettings({flags: {...flags, ...overrides}, env: io.env, cwd: io.cwd}).roles,
 		async startEpisode(episodeFlags) {
 			const merged = {...flags, ...episodeFlags};
@@ -69,4 +85,14 @@ export function createServices(io: IO, flags: Flags, universe: Universe): TuiSer
 			return () => listeners.delete(listener);
 		},
 	};
+}
+
+function raterName(flags: Flags, env: NodeJS.ProcessEnv): string {
+	const named = typeof flags['rater'] === 'string' ? flags['rater'] : env['CULTURECONVERSE_RATER'];
+	if (named?.trim()) return named.trim();
+	try {
+		return userInfo().username || 'rater';
+	} catch {
+		return 'rater';
+	}
 }

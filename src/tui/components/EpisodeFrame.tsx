@@ -1,5 +1,5 @@
 import {Box, type Key, Text} from 'ink';
-import {useMemo, useReducer} from 'react';
+import {type ReactNode, useMemo, useReducer} from 'react';
 import type {Session} from '../../domain/session.js';
 import type {Notice} from '../episode/liveState.js';
 import {type Extents, initialUi, uiReducer} from '../episode/uiState.js';
@@ -35,6 +35,8 @@ export type FrameProps = {
 	readonly footer: string;
 	readonly onQuit: () => void;
 	readonly onBack: (() => void) | null;
+	/** A box under the panes that takes the keys while it is open (the rating form). */
+	readonly panel?: {readonly rows: number; readonly element: ReactNode} | null;
 };
 
 /** The episode screen's frame: title, mock banner, status, the three panes, input box, overlays, keys. */
@@ -44,7 +46,7 @@ export function EpisodeFrame(props: FrameProps) {
 	const [ui, dispatch] = useReducer(uiReducer, undefined, initialUi);
 	const caches = useMemo(() => ({public: new BlockCache(), private: new BlockCache(), oracle: new BlockCache()}), []);
 	const inputFocused = human !== null && ui.inputLeftAt !== human.t && ui.overlay === 'none';
-	const chromeRows = 1 + (session.config.mock ? 1 : 0) + 2 + 1 + (isNarrow(columns) ? 1 : 0) + (human ? INPUT_BOX_ROWS : 0) + (ui.overlay === 'quit' ? 3 : 0);
+	const chromeRows = 1 + (session.config.mock ? 1 : 0) + 2 + 1 + (isNarrow(columns) ? 1 : 0) + (human ? INPUT_BOX_ROWS : 0) + (ui.overlay === 'quit' ? 3 : 0) + (props.panel?.rows ?? 0);
 	const geometry = episodeLayout({columns, rows, chromeRows});
 
 	const awaiting = human !== null;
@@ -75,7 +77,7 @@ export function EpisodeFrame(props: FrameProps) {
 			else if (input === 'g' || key.home) dispatch({type: 'top'});
 			else if (input === 'G' || key.end) dispatch({type: 'bottom', extents});
 		},
-		{isActive: ui.overlay === 'none' && !inputFocused},
+		{isActive: ui.overlay === 'none' && !inputFocused && !props.panel},
 	);
 
 	const closeOverlay = () => dispatch({type: 'overlay', overlay: 'none'});
@@ -93,6 +95,7 @@ export function EpisodeFrame(props: FrameProps) {
 			{ui.overlay === 'inspector' ? <Inspector session={session} notices={props.notices} width={columns} height={overlayHeight} active onClose={closeOverlay} /> : null}
 			{ui.overlay === 'none' || ui.overlay === 'quit' ? <PaneRow geometry={geometry} layouts={layouts} offsets={offsets} focus={ui.focus} /> : null}
 			{human ? <HumanInput t={human.t} width={columns} maxLines={INPUT_LINES} focused={inputFocused} onSend={human.onSend} onBlur={() => dispatch({type: 'leave-input', t: human.t})} /> : null}
+			{props.panel?.element ?? null}
 			{ui.overlay === 'quit' ? (
 				<ConfirmBox
 					question="A step is in flight. Quit anyway? The call in flight is abandoned; the session stays resumable."

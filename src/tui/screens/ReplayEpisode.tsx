@@ -3,11 +3,17 @@ import {useMemo, useState} from 'react';
 import type {Session} from '../../domain/session.js';
 import {sessionAtStep} from '../../episode/replay.js';
 import {EpisodeFrame} from '../components/EpisodeFrame.js';
+import {RATING_FORM_ROWS, RatingForm} from '../components/RatingForm.js';
+import {useTerminalSize} from '../hooks/useTerminalSize.js';
+import type {Scores} from '../../store/ratingStore.js';
+import {errorMessage} from '../../util/errors.js';
 import {clamp} from '../text/scroll.js';
 import {resumable} from '../view/sessionsList.js';
 
 type Props = {
 	readonly session: Session;
+	/** Ratings of this session by the person at the terminal (s opens the form). */
+	readonly rating: {readonly rater: string; readonly file: string; load(): Scores; save(scores: Scores): number};
 	/** Set while resuming, or with the reason resuming failed. */
 	readonly message: string | null;
 	readonly onResume: (session: Session) => void;
@@ -15,13 +21,34 @@ type Props = {
 	readonly onBack: (() => void) | null;
 };
 
-const FOOTER = '→/← step · Home/End first/last · r resume · Tab/1-3 pane · ↑↓ PgUp PgDn scroll · i inspector · ? help';
+const FOOTER = '→/← step · Home/End first/last · r resume · s rate · Tab/1-3 pane · ↑↓ PgUp PgDn scroll · i inspector · ? help';
 
 /** A saved session on the episode screen: every pane shows sessionAtStep(session, cursor). */
-export function ReplayEpisode({session, message, onResume, onQuit, onBack}: Props) {
+export function ReplayEpisode({session, rating, message, onResume, onQuit, onBack}: Props) {
 	const total = session.steps.length;
 	const [cursor, setCursor] = useState(total);
 	const [note, setNote] = useState<string | null>(null);
+	const {columns} = useTerminalSize();
+	/** The rater's saved scores while the form is open, else null. */
+	const [form, setForm] = useState<Scores | null>(null);
+	const openForm = () => {
+		if (!session.turns.some((turn) => turn.role === 'assistant')) {
+			setNote('Nothing to rate yet: the session has no assistant turn.');
+			return;
+		}
+		let saved: Scores;
+		try {
+			saved = rating.load();
+		} catch (error) {
+			setNote(`Cannot read ${rating.file}: ${errorMessage(error)}`);
+			return;
+		}
+		// Rate before seeing the judge: the replay steps back to just before the judge's step.
+		const judged = session.steps.findIndex((step) => step.kind === 'judge');
+		if (judged >= 0) setCursor((at) => Math.min(at, judged));
+		setNote(null);
+		setForm(saved);
+	};
 	const view = useMemo(() => sessionAtStep(session, cursor), [session, cursor]);
 	const label = cursor === 0 ? 'before the first step' : (session.steps[cursor - 1]?.label ?? '');
 	const move = (to: (at: number) => number) => {
@@ -36,9 +63,29 @@ export function ReplayEpisode({session, message, onResume, onQuit, onBack}: Prop
 		else if (input === 'r') {
 			if (resumable(session)) onResume(session);
 			else setNote(`This session is ${session.status}: only running or awaiting_assistant sessions resume.`);
-		} else return false;
+		} else if (input === 's') openForm();
+		else return false;
 		return true;
 	};
+	const panel = form
+		? {
+				rows: RATING_FORM_ROWS,
+				element: (
+					<RatingForm
+						rater={rating.rater}
+						initial={form}
+						width={columns}
+						active
+						onCancel={() => setForm(null)}
+						onSave={(scores) => {
+							const saved = rating.save(scores);
+							setForm(null);
+							setNote(`Saved ${saved} rating(s) by ${rating.rater} to ${rating.file}.`);
+						}}
+					/>
+				),
+			}
+		: null;
 	return (
 		<EpisodeFrame
 			session={view}
@@ -52,6 +99,7 @@ export function ReplayEpisode({session, message, onResume, onQuit, onBack}: Prop
 			footer={`${FOOTER}${onBack ? ' · b back' : ''} · q quit`}
 			onQuit={onQuit}
 			onBack={onBack}
+			panel={panel}
 		/>
 	);
 }

@@ -27,6 +27,7 @@ export const EPISODE_KEYS: readonly KeyGroup[] = [
 			{keys: '→ / ←', does: 'step forward / back'},
 			{keys: 'Home / End', does: 'first / last step'},
 			{keys: 'r', does: 'resume an unfinished session live'},
+			{keys: 's', does: 'rate the session yourself (6 metrics, 1-5; judge scores hidden) for report agreement'},
 		],
 	},
 	{
