@@ -53,6 +53,8 @@ const summary = (patch: Partial<SessionSummary>): SessionSummary => ({
 	clean: true,
 	scores: {helpfulness: 4, honesty: 4, harmlessness: 4, naturalness: 3, plausibility: 3, typicality: 3},
 	judgeModel: 'judge-1',
+	judgeMode: 'separate',
+	rejudgeOf: null,
 	errorFlag: null,
 	termination: 'all_shards_passed',
 	mock: false,
@@ -103,6 +105,14 @@ describe('report: tables', () => {
 		const judges = buildReport([summary({id: 'a'}), summary({id: 'b', judgeModel: 'judge-2'})], ['model']);
 		assert.match(judges.notes.join('\n'), /Judged by 2 different models \(judge-1, judge-2\).*--by judge/);
 		assert.deepEqual(buildReport([summary({id: 'a'}), summary({id: 'b', judgeModel: 'judge-2'})], ['judge']).notes, []);
+		// A re-judged copy repeats its original's dialogue: left out unless judges are compared.
+		const copies = [summary({id: 'a', threeH: 4}), summary({id: 'a.rj-judge-2-separate', judgeModel: 'judge-2', rejudgeOf: 'a', threeH: 2})];
+		const plain = buildReport(copies, ['model']);
+		assert.equal(plain.overall.n, 1);
+		assert.match(plain.notes.join('\n'), /1 re-judged copy left out.*--by judge/);
+		const compared = buildReport(copies, ['judge']);
+		assert.deepEqual(compared.rows.map((row) => [row.slice.judge, row.n]), [['judge-1', 1], ['judge-2', 1]]);
+		assert.equal(buildReport([summary({id: 'c', judgeMode: 'combined'})], ['judge']).rows[0]!.slice.judge, 'judge-1 (combined)');
 	});
 });
 

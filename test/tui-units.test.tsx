@@ -320,6 +320,8 @@ describe('sessions list', () => {
 		clean: null,
 		scores: null,
 		judgeModel: 'mock',
+		judgeMode: 'separate',
+		rejudgeOf: null,
 		errorFlag: null,
 		termination: null,
 		mock: true,

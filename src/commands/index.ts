@@ -4,6 +4,7 @@ import {domainsCommand} from './domains.js';
 import {exportCommand} from './export.js';
 import {kbCommand} from './kb.js';
 import {personasCommand} from './personas.js';
+import {rejudgeCommand} from './rejudge.js';
 import {replayCommand} from './replay.js';
 import {reportCommand} from './report.js';
 import {runCommand} from './run.js';
@@ -21,6 +22,7 @@ export const commands: readonly Command[] = [
 	runCommand,
 	batchCommand,
 	reportCommand,
+	rejudgeCommand,
 	exportCommand,
 	crispCommand,
 	tuiCommand,

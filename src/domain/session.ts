@@ -92,6 +92,8 @@ export const SessionConfig = z.strictObject({
 	bestOf: z.number().int().min(2).max(16).nullable().optional(),
 	/** Repeat number of this seed in a batch with --trials; trials after the first get their own cache entries. */
 	trial: z.number().int().min(1).optional(),
+	/** Set on a re-judged copy (`rejudge`): the session whose dialogue it shares, judged again by another judge. */
+	rejudgeOf: z.string().optional(),
 });
 export type SessionConfig = z.infer<typeof SessionConfig>;
 

@@ -25,6 +25,9 @@ export const SessionSummary = z.strictObject({
 	clean: z.boolean().nullable(),
 	scores: perMetric(z.number().nullable()).nullable(),
 	judgeModel: z.string(),
+	judgeMode: z.string(),
+	/** The session whose dialogue this re-judged copy shares (`rejudge`), else null. */
+	rejudgeOf: z.string().nullable(),
 	errorFlag: z.string().nullable(),
 	termination: z.string().nullable(),
 	mock: z.boolean(),
@@ -39,7 +42,7 @@ export type SessionSummary = z.infer<typeof SessionSummary>;
  */
 export const SessionIndex = z.strictObject({
 	format: z.literal('cultureconverse.session-index'),
-	version: z.literal(2),
+	version: z.literal(3),
 	entries: z.record(
 		z.string().describe('file name inside the sessions folder'),
 		z.strictObject({

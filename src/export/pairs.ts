@@ -32,6 +32,7 @@ export type PairFilter = Omit<SftFilter, 'minThreeH' | 'minTdq'> & {
  * default (a failed dialogue still holds turns where one reply was clearly better), but `clean` is.
  */
 export function preferencePairs(session: Session, filter: PairFilter): {pairs: PreferencePair[]} | {skip: string} {
+	if (session.config.rejudgeOf) return {skip: 're-judged copy'};
 	if (session.config.mock && !filter.includeMock) return {skip: 'offline mock'};
 	if (filter.mode !== 'any' && session.config.mode !== filter.mode) return {skip: `mode ${session.config.mode}`};
 	if (filter.split !== 'any' && session.seed.split !== filter.split) return {skip: `${session.seed.split} split`};

@@ -39,6 +39,7 @@ export type SftOutcome = {readonly example: SftExample} | {readonly skip: string
  */
 export function sftExample(session: Session, filter: SftFilter): SftOutcome {
 	if (session.status !== 'completed' || !session.judge) return {skip: 'not completed'};
+	if (session.config.rejudgeOf) return {skip: 're-judged copy'};
 	if (session.config.mock && !filter.includeMock) return {skip: 'offline mock'};
 	if (filter.mode !== 'any' && session.config.mode !== filter.mode) return {skip: `mode ${session.config.mode}`};
 	if (filter.split !== 'any' && session.seed.split !== filter.split) return {skip: `${session.seed.split} split`};

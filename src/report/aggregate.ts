@@ -16,7 +16,7 @@ const sliceValue: Record<Slice, (session: SessionSummary) => string> = {
 	split: (s) => s.split,
 	domain: (s) => s.templateId.split('.')[0] ?? s.templateId,
 	template: (s) => s.templateId,
-	judge: (s) => s.judgeModel,
+	judge: (s) => (s.judgeMode === 'combined' ? `${s.judgeModel} (combined)` : s.judgeModel),
 };
 
 export type ReportRow = {
@@ -74,6 +74,12 @@ export function buildReport(all: readonly SessionSummary[], by: readonly Slice[]
 	} else if (real.length === 0 && all.length > 0) {
 		mock = true;
 		notes.push('Every session here ran on the offline mock provider: the numbers below are deterministic filler, not measurements.');
+	}
+	// A re-judged copy repeats its original's dialogue: counted only when judges are being compared.
+	const copies = sessions.filter((s) => s.rejudgeOf !== null).length;
+	if (copies > 0 && !by.includes('judge')) {
+		sessions = sessions.filter((s) => s.rejudgeOf === null);
+		notes.push(`${copies} re-judged cop${copies === 1 ? 'y' : 'ies'} left out (the same dialogues judged again; --by judge compares the judges).`);
 	}
 	const judges = [...new Set(sessions.map((s) => s.judgeModel))];
 	if (judges.length > 1 && !by.includes('judge')) notes.push(`Judged by ${judges.length} different models (${judges.join(', ')}): scores from different judges are not comparable; add --by judge.`);

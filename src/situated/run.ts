@@ -3,21 +3,13 @@ import {ModelCallError} from '../llm/types.js';
 import type {CallContext} from './agents.js';
 import {type EvaluateOptions, evaluateItem} from './evaluate.js';
 import {type RefineOptions, moreChronotopes, refineItem} from './refine.js';
+import {eachLimited} from '../util/limited.js';
 
 /*
  * The build and eval loops over many norms or items, `parallel` at a time. Each finished record is
  * handed to `save` at once (the command appends it to a JSONL file), so an interrupt loses at most
  * the records in flight, and a rerun skips what is already saved.
  */
-
-/** Runs `work` on every element, at most `parallel` at a time, and stops taking new ones once `signal` aborts. */
-export async function eachLimited<T>(list: readonly T[], parallel: number, signal: AbortSignal | undefined, work: (value: T) => Promise<void>): Promise<void> {
-	let next = 0;
-	const workers = Array.from({length: Math.max(1, Math.min(parallel, list.length))}, async () => {
-		while (next < list.length && !signal?.aborted) await work(list[next++]!);
-	});
-	await Promise.all(workers);
-}
 
 /** The latest record per id (a retried item is appended again; the newer line wins). */
 export function latestById<T>(records: readonly T[], id: (record: T) => string): T[] {

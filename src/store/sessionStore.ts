@@ -44,6 +44,11 @@ export class SessionStore {
 		return file;
 	}
 
+	/** True when a session with exactly this id is saved (no prefix matching, unlike resolve). */
+	exists(id: string): boolean {
+		return existsSync(this.fileFor(id));
+	}
+
 	/** Resolves a session id or a path to a file, with near matches for unknown ids. */
 	resolve(idOrPath: string): string {
 		if (idOrPath.endsWith('.json') || idOrPath.includes('/') || idOrPath.includes(path.sep)) {
@@ -100,7 +105,7 @@ export class SessionStore {
 			if (entry.summary) sessions.push({...entry.summary, path: file});
 			else problems.push({file, message: entry.problem ?? 'unreadable'});
 		}
-		if (reread > 0 || Object.keys(next).length !== Object.keys(index.entries).length) writeIndex(this.indexFile(), {format: 'cultureconverse.session-index', version: 2, entries: next});
+		if (reread > 0 || Object.keys(next).length !== Object.keys(index.entries).length) writeIndex(this.indexFile(), {format: 'cultureconverse.session-index', version: 3, entries: next});
 		sessions.sort((a, b) => b.createdAt.localeCompare(a.createdAt) || b.id.localeCompare(a.id));
 		return {sessions, problems, reread};
 	}
@@ -128,7 +133,7 @@ function readIndex(file: string): SessionIndex {
 		return SessionIndex.parse(JSON.parse(readFileSync(file, 'utf8')));
 	} catch {
 		// Missing, damaged or from another version: it is derived data, so start over.
-		return {format: 'cultureconverse.session-index', version: 2, entries: {}};
+		return {format: 'cultureconverse.session-index', version: 3, entries: {}};
 	}
 }
 
@@ -185,6 +190,8 @@ export function summarize(session: Session, file: string): SessionSummary {
 		clean: session.judge?.clean ?? null,
 		scores: session.judge?.scores ?? null,
 		judgeModel: session.config.models.judge,
+		judgeMode: session.config.judgeMode,
+		rejudgeOf: session.config.rejudgeOf ?? null,
 		errorFlag: session.error?.flag ?? null,
 		termination: session.termination?.reason ?? null,
 		mock: session.config.mock,

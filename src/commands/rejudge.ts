@@ -1,0 +1,125 @@
+import chalk from 'chalk';
+import {createRuntime, runtimeFlags} from '../app/runtime.js';
+import {JudgeMode, type Session} from '../domain/session.js';
+import {EpisodeEngine} from '../episode/engine.js';
+import {rejudgeCopy, rejudgeable, rejudgeId} from '../episode/rejudge.js';
+import {type JudgeJudgeRow, judgeJudgeAgreement} from '../report/judgePairs.js';
+import {ExitCode, UserError, errorMessage} from '../util/errors.js';
+import {eachLimited} from '../util/limited.js';
+import {renderTable} from '../util/table.js';
+import {selectSessions, sessionFilterFlags} from './sessions.js';
+import {type Command, write, writeJson} from './types.js';
+
+type Outcome =
+	| {readonly kind: 'judged' | 'already'; readonly original: Session; readonly copy: Session}
+	| {readonly kind: 'skipped'; readonly id: string; readonly why: string}
+	| {readonly kind: 'failed'; readonly id: string; readonly copyId: string; readonly why: string};
+
+export const rejudgeCommand: Command = {
+	name: 'rejudge',
+	summary: 'Score saved dialogues again with another judge model or mode (copies; the originals stay) and compare the judges',
+	usage: 'rejudge [<session-id>...] [--batch N] [--region R] [--persona P] [--template T] [--tier T] --judge-model M [--judge-mode separate|combined] [--parallel P] [--json]',
+	flags: {
+		batch: {type: 'string', description: 'The sessions of this batch'},
+		...sessionFilterFlags,
+		judgeMode: {type: 'string', description: 'separate or combined (default: each session\'s own mode)'},
+		parallel: {type: 'number', description: 'Sessions judged at once (default 4)'},
+		json: {type: 'boolean', description: 'Print the outcome and the judge-judge agreement as JSON'},
+		...runtimeFlags,
+	},
+	async run({args, flags, io, universe}) {
+		const parallel = flags['parallel'] ?? 4;
+		if (typeof parallel !== 'number' || !Number.isInteger(parallel) || parallel < 1 || parallel > 64) throw new UserError(`--parallel must be a whole number from 1 to 64, got ${String(flags['parallel'])}.`);
+		const modeFlag = flags['judgeMode'];
+		if (modeFlag !== undefined && !JudgeMode.safeParse(modeFlag).success) throw new UserError(`--judge-mode must be separate or combined, got '${String(modeFlag)}'.`);
+		const runtime = createRuntime({flags, io, universe: universe()});
+		const judge = runtime.gateway.settings('judge');
+		// Explicit ids are loaded as given (a typo is an error); otherwise the shared session selection.
+		const originals: Session[] = [];
+		if (args.length > 0) for (const id of args) originals.push(await runtime.store.load(id));
+		else {
+			const {chosen} = selectSessions(flags, io);
+			for (const summary of chosen.filter((row) => !row.id.includes('.rj-'))) originals.push(await runtime.store.load(summary.path));
+		}
+		if (originals.length === 0) throw new UserError('No saved session matches: give session ids, --batch NAME or filters (see `cultureconverse sessions`).');
+		if (runtime.settings.offline && !flags['json']) io.stderr.write(chalk.yellow('Offline mock provider: the new judge is the mock, whose scores are filler, not a measurement.\n'));
+
+		const outcomes: Outcome[] = [];
+		await eachLimited(originals, parallel, io.signal, async (original) => {
+			const mode = (modeFlag as JudgeMode | undefined) ?? original.config.judgeMode;
+			const why = rejudgeable(original) ?? (original.config.models.judge === judge.model && original.config.judgeMode === mode ? `it was judged by ${judge.model} (${mode}) already: name another --judge-model or --judge-mode` : null);
+			if (why) {
+				outcomes.push({kind: 'skipped', id: original.id, why});
+				return;
+			}
+			const copyId = rejudgeId(original, judge.model, mode);
+			try {
+				const existing = runtime.store.exists(copyId) ? await runtime.store.load(copyId) : null;
+				if (existing?.status === 'completed') {
+					outcomes.push({kind: 'already', original, copy: existing});
+					return;
+				}
+				// A copy left unfinished by an interrupted run continues; one that failed is made again.
+				const start = existing && existing.status !== 'error' ? existing : rejudgeCopy(original, {settings: judge, mode, now: new Date()});
+				const engine = new EpisodeEngine(start, {universe: runtime.universe, gateway: runtime.gateway, store: runtime.store, evidence: runtime.evidence, replaySource: null});
+				await engine.start(existing !== null);
+				await engine.runToEnd(io.signal);
+				const copy = engine.session;
+				if (copy.status === 'completed') outcomes.push({kind: 'judged', original, copy});
+				else if (!io.signal?.aborted) outcomes.push({kind: 'failed', id: original.id, copyId, why: copy.error?.message ?? copy.status});
+				if (!flags['json'] && copy.status === 'completed') io.stderr.write(`${line(original, copy)}\n`);
+			} catch (error) {
+				if (error instanceof UserError) throw error;
+				outcomes.push({kind: 'failed', id: original.id, copyId, why: errorMessage(error)});
+			}
+		});
+
+		const pairs = outcomes.flatMap((outcome) => (outcome.kind === 'judged' || outcome.kind === 'already' ? [{a: outcome.original.judge?.scores ?? {}, b: outcome.copy.judge?.scores ?? {}}] : []));
+		const agreement = judgeJudgeAgreement(pairs);
+		const originalJudges = [...new Set(outcomes.flatMap((outcome) => (outcome.kind === 'judged' || outcome.kind === 'already' ? [outcome.original.config.models.judge] : [])))];
+		const count = (kind: Outcome['kind']) => outcomes.filter((outcome) => outcome.kind === kind).length;
+		const interrupted = Boolean(io.signal?.aborted);
+		if (flags['json']) {
+			writeJson(io, {
+				judge: judge.model,
+				originalJudges,
+				sessions: outcomes.map((outcome) => (outcome.kind === 'judged' || outcome.kind === 'already' ? {kind: outcome.kind, original: outcome.original.id, copy: outcome.copy.id, threeH: [outcome.original.judge?.threeH ?? null, outcome.copy.judge?.threeH ?? null], tdq: [outcome.original.judge?.tdq ?? null, outcome.copy.judge?.tdq ?? null]} : outcome)),
+				agreement,
+				interrupted,
+			});
+		} else {
+			for (const outcome of outcomes) {
+				if (outcome.kind === 'skipped') io.stderr.write(chalk.dim(`skipped ${outcome.id}: ${outcome.why}\n`));
+				if (outcome.kind === 'failed') io.stderr.write(chalk.red(`failed ${outcome.id} → ${outcome.copyId}: ${outcome.why}\n`));
+			}
+			if (pairs.length > 0) {
+				write(io, `Judge agreement: ${originalJudges.join(', ')} (A) vs ${judge.model} (B), on ${pairs.length} dialogue(s)${originalJudges.length > 1 ? chalk.yellow(' (A mixes several judges)') : ''}`);
+				write(io, agreementTable(agreement));
+			}
+			write(io, `${count('judged')} re-judged, ${count('already')} already done, ${count('skipped')} skipped, ${count('failed')} failed. Copies are ordinary sessions: \`cultureconverse report --by judge\` compares them.${interrupted ? ' Interrupted: run the same command again to continue.' : ''}`);
+		}
+		if (interrupted) return ExitCode.interrupted;
+		return count('failed') > 0 ? ExitCode.episodeError : ExitCode.ok;
+	},
+};
+
+const fmt = (value: number | null, digits = 2) => (value === null ? '–' : value.toFixed(digits));
+const pct = (value: number | null) => (value === null ? '–' : `${Math.round(value * 100)}%`);
+
+function line(original: Session, copy: Session): string {
+	return `${original.id} → ${copy.id}  3H ${fmt(original.judge?.threeH ?? null)} → ${fmt(copy.judge?.threeH ?? null)}  TDQ ${fmt(original.judge?.tdq ?? null)} → ${fmt(copy.judge?.tdq ?? null)}`;
+}
+
+function agreementTable(rows: readonly JudgeJudgeRow[]): string {
+	return renderTable(rows, [
+		{header: 'METRIC', value: (row) => row.metric},
+		{header: 'N', value: (row) => row.n, align: 'right'},
+		{header: 'MEAN A', value: (row) => fmt(row.meanA), align: 'right'},
+		{header: 'MEAN B', value: (row) => fmt(row.meanB), align: 'right'},
+		{header: 'B − A', value: (row) => (row.shift === null ? '–' : `${row.shift >= 0 ? '+' : ''}${row.shift.toFixed(2)}`), align: 'right'},
+		{header: 'EXACT', value: (row) => pct(row.exact), align: 'right'},
+		{header: '±1', value: (row) => pct(row.withinOne), align: 'right'},
+		{header: 'SPEARMAN', value: (row) => fmt(row.spearman), align: 'right'},
+		{header: 'KAPPA', value: (row) => fmt(row.kappa), align: 'right'},
+	]);
+}
