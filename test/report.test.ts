@@ -3,12 +3,14 @@ import {readFileSync, writeFileSync} from 'node:fs';
 import path from 'node:path';
 import {after, before, describe, it} from 'node:test';
 import type {SessionSummary} from '../src/domain/sessionSummary.js';
+import {runNoise} from '../src/report/noise.js';
 import {buildReport} from '../src/report/aggregate.js';
 import {krippendorffInterval, pearson, spearman, weightedKappa} from '../src/report/agreement.js';
 import {bootstrapMean, seededRandom} from '../src/report/bootstrap.js';
 import {parseJson, runCli} from './helpers/cli.js';
 import {episodeHarness, type Harness} from './helpers/episodeHarness.js';
 import {promptText, scriptedModel} from './helpers/scriptedModel.js';
+import {tempDir} from './helpers/tmp.js';
 
 describe('report: bootstrap intervals', () => {
 	it('are reproducible, contain the mean, and narrow as the sample grows', () => {
@@ -210,5 +212,50 @@ describe('report: from a batch run over HTTP', () => {
 		const none = await runCli(['report', 'agreement', ...base], {env, cwd: h.cwd});
 		assert.match(none.stderr, /report agreement needs --ratings FILE/);
 		assert.ok(readFileSync(file, 'utf8').length > 0);
+	});
+});
+
+describe('report noise', () => {
+	it('pools within-seed spread, compares seeds, and estimates pass^k for the clean flag', () => {
+		const runs = [
+			...[4, 5, 3].map((threeH, index) => summary({id: `s1-${index}`, seedId: 'p:t1', threeH, tdq: 3, clean: index < 2})),
+			...[2, 2, 2].map((threeH, index) => summary({id: `s2-${index}`, seedId: 'p:t2', threeH, tdq: 3, clean: true})),
+			summary({id: 'single', seedId: 'p:t3', threeH: 1}),
+			summary({id: 's1-0.rj-x-separate', seedId: 'p:t1', threeH: 1, rejudgeOf: 's1-0', judgeModel: 'x'}),
+			summary({id: 'other-model', seedId: 'p:t1', threeH: 5, assistantModel: 'other'}),
+		];
+		const rows = runNoise(runs);
+		assert.equal(rows.length, 1, 'the single run of another model and the re-judged copy form no row');
+		const row = rows[0]!;
+		assert.equal(row.seeds, 2);
+		assert.equal(row.episodes, 6);
+		assert.ok(Math.abs(row.threeH!.withinSd - Math.SQRT1_2) < 1e-12, String(row.threeH!.withinSd));
+		assert.ok(Math.abs(row.threeH!.betweenSd - Math.SQRT2) < 1e-12);
+		assert.ok(Math.abs(row.threeH!.minDifference - 1.96 / Math.SQRT2) < 1e-12);
+		assert.equal(row.tdq!.withinSd, 0);
+		const pass = row.passK.map((p) => Math.round(p.value * 10_000) / 10_000);
+		assert.deepEqual(pass, [0.8333, 0.6667, 0.5]);
+	});
+});
+
+describe('report noise (CLI, offline)', () => {
+	it('shows repeats of a --trials batch, and explains how to get repeats when there are none', async () => {
+		const cwd = tempDir('cc-noise-');
+		const env = {CULTURECONVERSE_HOME: path.join(cwd, 'home')};
+		const batch = await runCli(['batch', '--name', 'rep', '--sample', '2', '--trials', '3', '--json'], {cwd, env});
+		assert.equal(batch.code, 0, batch.stderr);
+		const plain = await runCli(['report'], {cwd, env});
+		assert.match(plain.stderr, /report noise/);
+		const noise = await runCli(['report', 'noise', '--json'], {cwd, env});
+		assert.equal(noise.code, 0, noise.stderr);
+		const rows = parseJson<Array<{seeds: number; episodes: number; passK: Array<{k: number}>}>>(noise.stdout);
+		assert.equal(rows[0]!.seeds, 2);
+		assert.equal(rows[0]!.episodes, 6);
+		assert.deepEqual(rows[0]!.passK.map((p) => p.k), [1, 2, 3]);
+		const once = tempDir('cc-noise-once-');
+		await runCli(['batch', '--name', 'one', '--sample', '1', '--json'], {cwd: once, env});
+		const none = await runCli(['report', 'noise'], {cwd: once, env});
+		assert.equal(none.code, 2);
+		assert.match(none.stderr, /--trials 3/);
 	});
 });

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import {METRICS} from '../domain/session.js';
 import type {SessionSummary} from '../domain/sessionSummary.js';
+import {type Spread, runNoise} from '../report/noise.js';
 import {buildReport, type Report, type ReportRow, type Slice, SLICES} from '../report/aggregate.js';
 import {judgeHumanAgreement} from '../report/agreement.js';
 import type {Estimate} from '../report/bootstrap.js';
@@ -16,7 +17,7 @@ const FORMATS = ['text', 'markdown', 'csv'] as const;
 export const reportCommand: Command = {
 	name: 'report',
 	summary: 'Benchmark tables from saved sessions: 3H, TDQ, clean rate and the six metrics with bootstrap CIs, sliced',
-	usage: ['report [--batch NAME] [--region R] [--persona P] [--template T] [--tier T] [--by model,mode,region,...] [--metrics] [--format text|markdown|csv] [--json]', 'report agreement --ratings FILE [--batch NAME] [filters] [--json]'].join('\n    $ cultureconverse '),
+	usage: ['report [--batch NAME] [--region R] [--persona P] [--template T] [--tier T] [--by model,mode,region,...] [--metrics] [--format text|markdown|csv] [--json]', 'report agreement --ratings FILE [--batch NAME] [filters] [--json]', 'report noise [--batch NAME] [filters] [--json]          run-to-run variation from --trials repeats'].join('\n    $ cultureconverse '),
 	flags: {
 		batch: {type: 'string', description: 'Only the sessions of this batch'},
 		...sessionFilterFlags,
@@ -31,7 +32,8 @@ export const reportCommand: Command = {
 	},
 	async run({args, flags, io}) {
 		if (args[0] === 'agreement') return agreement(flags, io);
-		if (args[0] !== undefined) throw new UserError(unknownMessage('report', args[0], ['agreement'], 'Run `cultureconverse report --help`.'));
+		if (args[0] === 'noise') return noise(flags, io);
+		if (args[0] !== undefined) throw new UserError(unknownMessage('report', args[0], ['agreement', 'noise'], 'Run `cultureconverse report --help`.'));
 		const by = parseSlices(flags['by']);
 		const format = typeof flags['format'] === 'string' ? flags['format'] : 'text';
 		if (!(FORMATS as readonly string[]).includes(format)) throw new UserError(unknownMessage('format', format, FORMATS));
@@ -44,6 +46,7 @@ export const reportCommand: Command = {
 			return ExitCode.ok;
 		}
 		for (const note of report.notes) io.stderr.write(`Note: ${note}\n`);
+		if (runNoise(chosen).length > 0) io.stderr.write('Note: some seeds were run more than once (--trials): `cultureconverse report noise` shows how much scores move between repeats.\n');
 		if (format === 'csv') write(io, csv(report));
 		else {
 			const table = rowsFor(report, Boolean(flags['metrics']));
@@ -63,6 +66,31 @@ function chooseSessions(flags: Flags, io: IO): SessionSummary[] {
 	const {store, chosen, total} = selectSessions(flags, io);
 	if (chosen.length === 0) throw new UserError(total === 0 ? `No sessions in ${store.dir}. Run some with \`cultureconverse batch\` or \`run\`.` : 'No saved session matches the filters.');
 	return chosen;
+}
+
+/** `report noise`: run-to-run variation from repeated trials of the same seeds. */
+function noise(flags: Flags, io: IO): number {
+	const rows = runNoise(chooseSessions(flags, io));
+	if (rows.length === 0) throw new UserError('No seed was run more than once among the chosen sessions: run a batch with --trials 3 (or more) first.');
+	if (flags['json']) {
+		writeJson(io, rows);
+		return ExitCode.ok;
+	}
+	const sd = (spread: Spread | null, pick: (spread: Spread) => number) => (spread ? pick(spread).toFixed(2) : '–');
+	write(io, 'Run-to-run noise: seeds run more than once under the same setup. WITHIN SD is how much one seed moves between repeats; MIN DIFF is the smallest gap between two single runs over these seeds that exceeds that noise at 95%.');
+	write(io, renderTable(rows, [
+		{header: 'MODEL', value: (row) => row.model, max: 24},
+		{header: 'MODE', value: (row) => row.mode},
+		{header: 'JUDGE', value: (row) => row.judge, max: 20},
+		{header: 'SEEDS', value: (row) => row.seeds, align: 'right'},
+		{header: 'EPISODES', value: (row) => row.episodes, align: 'right'},
+		{header: '3H WITHIN SD', value: (row) => sd(row.threeH, (s) => s.withinSd), align: 'right'},
+		{header: '3H BETWEEN SD', value: (row) => sd(row.threeH, (s) => s.betweenSd), align: 'right'},
+		{header: '3H MIN DIFF', value: (row) => sd(row.threeH, (s) => s.minDifference), align: 'right'},
+		{header: 'TDQ WITHIN SD', value: (row) => sd(row.tdq, (s) => s.withinSd), align: 'right'},
+		{header: 'CLEAN pass^k', value: (row) => row.passK.map((p) => `k${p.k} ${Math.round(p.value * 100)}%`).join(' ')},
+	]));
+	return ExitCode.ok;
 }
 
 /** `report agreement`: the judge against human ratings of the same sessions, per metric. */
