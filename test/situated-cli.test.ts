@@ -124,6 +124,26 @@ describe('crisp command (offline)', () => {
 		}
 	});
 
+	it('exports rejection-sampled SFT: only best-of-N answers at the score floor, prompt without the norm', async () => {
+		const result = await cli('crisp', 'sft');
+		assert.equal(result.code, 0, result.stderr);
+		const examples = result.stdout.trim().split('\n').filter(Boolean).map((line) => JSON.parse(line) as {messages: Array<{role: string; content: string}>; metadata: {outcome: number; normMatch: number; itemId: string}});
+		assert.ok(examples.length > 0);
+		const items = new Map(lines(itemsFile).map((line) => SituatedItem.parse(JSON.parse(line))).map((item) => [item.id, item]));
+		for (const example of examples) {
+			assert.equal(example.metadata.outcome, 5);
+			assert.equal(example.metadata.normMatch, 2);
+			assert.deepEqual(example.messages.map((message) => message.role), ['system', 'user', 'assistant']);
+			assert.deepEqual(Object.keys(JSON.parse(example.messages[2]!.content) as object).sort(), ['answer', 'reasoning']);
+			assert.ok(!example.messages[1]!.content.includes(items.get(example.metadata.itemId)!.norm.text));
+		}
+		assert.match(result.stderr, /left out: .*outcome below the minimum/);
+		const looser = await cli('crisp', 'sft', '--min-outcome', '4', '--min-match', '0');
+		assert.ok(looser.stdout.trim().split('\n').length > examples.length);
+		const bad = await cli('crisp', 'sft', '--min-match', '3');
+		assert.equal(bad.code, 2);
+	});
+
 	it('calibrates raw rewards from a file and rejects a bad one', async () => {
 		const file = path.join(dir, 'rewards.txt');
 		writeFileSync(file, ['-20', '-7.5', '-2.078125', '1.7891', '9', '{"reward": 0}'].join('\n'));

@@ -13,7 +13,7 @@ import type {CallContext} from '../situated/agents.js';
 import {calibrate, fitCalibration} from '../situated/calibrate.js';
 import {jsonlAppender, readJsonl} from '../situated/jsonl.js';
 import {dedupe, normFromTaboo, readNormFile} from '../situated/norms.js';
-import {situatedPair} from '../situated/pairs.js';
+import {situatedPair, situatedSft} from '../situated/pairs.js';
 import {DEFAULT_MAX_ROUNDS} from '../situated/refine.js';
 import {buildItems, evaluateItems, latestById} from '../situated/run.js';
 import {summarizeEvals} from '../situated/summary.js';
@@ -28,7 +28,7 @@ registerSchema('norm', Norm, 'a cultural norm for situated items (crisp build --
 registerSchema('situated-item', SituatedItem, 'one built situated decision item with its refinement rounds (crisp build)');
 registerSchema('situated-eval', SituatedEval, 'one evaluated situated item: sampled answers, scores, best-of-N choice (crisp eval)');
 
-const SUBCOMMANDS = ['norms', 'build', 'show', 'eval', 'report', 'pairs', 'calibrate'] as const;
+const SUBCOMMANDS = ['norms', 'build', 'show', 'eval', 'report', 'pairs', 'sft', 'calibrate'] as const;
 
 export const crispCommand: Command = {
 	name: 'crisp',
@@ -40,6 +40,7 @@ export const crispCommand: Command = {
 		'crisp eval [--region R] [--limit N] [--best-of N] [--lambda X] [--parallel P] [--items FILE] [--evals FILE] [--json]',
 		'crisp report [--evals FILE] [--json]',
 		'crisp pairs [--min-margin M] [--items FILE] [--evals FILE] [--out FILE]',
+		'crisp sft [--min-outcome 5] [--min-match 2] [--items FILE] [--evals FILE] [--out FILE]',
 		'crisp calibrate --rewards FILE [--json]',
 	].join('\n    $ cultureconverse '),
 	flags: {
@@ -55,8 +56,10 @@ export const crispCommand: Command = {
 		items: {type: 'string', description: 'Items file (default <sessions>/crisp/items.jsonl)'},
 		evals: {type: 'string', description: 'Evaluations file (default <sessions>/crisp/evals.jsonl)'},
 		minMargin: {type: 'number', description: 'pairs: fewest outcome points between chosen and rejected (default 1)'},
+		minOutcome: {type: 'number', description: 'sft: lowest outcome score (1-5) of the best-of-N answer kept (default 5)'},
+		minMatch: {type: 'number', description: 'sft: lowest norm match (0-2) of the best-of-N answer kept (default 2)'},
 		rewards: {type: 'string', description: 'calibrate: raw rewards, one number per line (or JSONL with a "reward" field)'},
-		out: {type: 'string', description: 'pairs: write the JSONL here (atomically) instead of stdout'},
+		out: {type: 'string', description: 'pairs, sft: write the JSONL here (atomically) instead of stdout'},
 		json: {type: 'boolean', description: 'Print JSON'},
 		...runtimeFlags,
 	},
@@ -76,6 +79,8 @@ export const crispCommand: Command = {
 				return report(context);
 			case 'pairs':
 				return pairs(context);
+			case 'sft':
+				return sft(context);
 			case 'calibrate':
 				return calibrateRewards(context);
 			default:
@@ -251,27 +256,47 @@ function report({flags, io}: CommandContext): number {
 }
 
 function pairs({flags, io}: CommandContext): number {
-	const {items: itemsFile, evals: evalsFile} = files(flags, io);
 	const margin = flags['minMargin'] ?? 1;
 	if (typeof margin !== 'number' || margin < 0 || margin > 4) throw new UserError(`--min-margin must be a number from 0 to 4, got ${String(flags['minMargin'])}.`);
+	return exportJsonl({flags, io}, 'pair', (evaluation, item) => {
+		const result = situatedPair(evaluation, item, margin);
+		return 'pair' in result ? {record: result.pair} : result;
+	});
+}
+
+function sft({flags, io}: CommandContext): number {
+	const outcome = flags['minOutcome'] ?? 5;
+	const match = flags['minMatch'] ?? 2;
+	if (typeof outcome !== 'number' || outcome < 1 || outcome > 5) throw new UserError(`--min-outcome must be a number from 1 to 5, got ${String(flags['minOutcome'])}.`);
+	if (typeof match !== 'number' || match < 0 || match > 2) throw new UserError(`--min-match must be a number from 0 to 2, got ${String(flags['minMatch'])}.`);
+	return exportJsonl({flags, io}, 'example', (evaluation, item) => {
+		const result = situatedSft(evaluation, item, {outcome, match});
+		return 'example' in result ? {record: result.example} : result;
+	});
+}
+
+/** One JSONL record per evaluation that yields one, to --out (atomically) or stdout; what was left out, and why, on stderr. */
+function exportJsonl({flags, io}: Pick<CommandContext, 'flags' | 'io'>, noun: string, make: (evaluation: SituatedEval, item: SituatedItem | undefined) => {record: unknown} | {skip: string}): number {
+	const {items: itemsFile, evals: evalsFile} = files(flags, io);
 	const items = new Map(readItems(itemsFile, io).map((item) => [item.id, item]));
 	const evals = readEvals(evalsFile, io);
+	if (evals.length === 0) throw new UserError(`No evaluation in ${evalsFile}: run \`cultureconverse crisp eval\` first.`);
 	const out: unknown[] = [];
 	const skipped: Record<string, number> = {};
 	for (const evaluation of evals) {
-		const result = situatedPair(evaluation, items.get(evaluation.itemId), margin);
-		if ('pair' in result) out.push(result.pair);
+		const result = make(evaluation, items.get(evaluation.itemId));
+		if ('record' in result) out.push(result.record);
 		else skipped[result.skip] = (skipped[result.skip] ?? 0) + 1;
 	}
-	const text = out.map((pair) => JSON.stringify(pair)).join('\n') + (out.length > 0 ? '\n' : '');
+	const text = out.map((record) => JSON.stringify(record)).join('\n') + (out.length > 0 ? '\n' : '');
 	if (typeof flags['out'] === 'string') {
 		const target = path.resolve(io.cwd, flags['out']);
 		writeFileAtomic(target, text);
-		write(io, `Wrote ${out.length} pair(s) to ${target}`);
+		write(io, `Wrote ${out.length} ${noun}(s) to ${target}`);
 	} else io.stdout.write(text);
 	const reasons = Object.entries(skipped).map(([reason, n]) => `${reason} ${n}`).join(', ');
-	io.stderr.write(`${out.length} pair(s) from ${evals.length} evaluation(s)${reasons ? `; left out: ${reasons}` : ''}.\n`);
-	if (out.length === 0 && skipped['fewer than two valid samples']) io.stderr.write('Hint: pairs need several answers per item: `crisp eval --best-of 4` (or more).\n');
+	io.stderr.write(`${out.length} ${noun}(s) from ${evals.length} evaluation(s)${reasons ? `; left out: ${reasons}` : ''}.\n`);
+	if (noun === 'pair' && out.length === 0 && skipped['fewer than two valid samples']) io.stderr.write('Hint: pairs need several answers per item: `crisp eval --best-of 4` (or more).\n');
 	return ExitCode.ok;
 }
 

@@ -48,3 +48,28 @@ export function situatedPair(evaluation: SituatedEval, item: SituatedItem | unde
 		},
 	};
 }
+
+export type SituatedSft = {
+	readonly messages: readonly ChatMessage[];
+	readonly metadata: {readonly itemId: string; readonly region: string; readonly normId: string; readonly policyModel: string; readonly outcome: number; readonly normMatch: number};
+};
+
+/**
+ * Rejection-sampled SFT: the best-of-N pick of an item, kept only when it scored at least
+ * `minOutcome` and `minMatch`, as a chat example whose prompt is the public question only.
+ */
+export function situatedSft(evaluation: SituatedEval, item: SituatedItem | undefined, min: {readonly outcome: number; readonly match: number}): {example: SituatedSft} | {skip: string} {
+	if (!item?.draft) return {skip: 'item not found'};
+	const chosen = evaluation.samples[evaluation.chosen]!;
+	if (!chosen.outcome || !chosen.normMatch) return {skip: 'no valid answer'};
+	if (chosen.outcome.score < min.outcome) return {skip: 'outcome below the minimum'};
+	if (chosen.normMatch.score < min.match) return {skip: 'norm match below the minimum'};
+	const {scenario, question} = item.draft;
+	const prompt = renderPrompt('situated/policy', {culture: item.culture, scenario, question}).messages;
+	return {
+		example: {
+			messages: [...prompt, {role: 'assistant', content: JSON.stringify(chosen.answer)}],
+			metadata: {itemId: evaluation.itemId, region: evaluation.region, normId: evaluation.normId, policyModel: evaluation.policyModel, outcome: chosen.outcome.score, normMatch: chosen.normMatch.score},
+		},
+	};
+}
