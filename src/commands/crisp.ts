@@ -17,6 +17,7 @@ import {situatedPair, situatedSft} from '../situated/pairs.js';
 import {DEFAULT_MAX_ROUNDS} from '../situated/refine.js';
 import {buildItems, evaluateItems, latestById} from '../situated/run.js';
 import {summarizeEvals} from '../situated/summary.js';
+import type {Universe} from '../universe/load.js';
 import {writeFileAtomic} from '../util/atomicWrite.js';
 import {ExitCode, UserError} from '../util/errors.js';
 import {fnv1a} from '../util/hash.js';
@@ -164,6 +165,16 @@ function readLatest<T>(file: string, schema: z.ZodType<T>, key: (record: T) => s
 const readItems = (file: string, io: IO) => readLatest(file, SituatedItem, (item) => item.id, 'item', io);
 const readEvals = (file: string, io: IO) => readLatest(file, SituatedEval, (evaluation) => `${evaluation.itemId}\0${evaluation.policyModel}`, 'evaluation', io);
 
+/**
+ * The culture every agent and the policy are told: the region, and the communities a norm is specific
+ * to ("Malaysia (Tamil Hindu)"), since a norm of one community cannot be inferred from the country.
+ */
+export function cultureLine(universe: Universe, norm: Norm): string {
+	const region = universe.regions.get(norm.region)?.name ?? norm.region;
+	const groups = norm.identities.map((id) => universe.identityById.get(id)?.label).filter((label): label is string => Boolean(label));
+	return groups.length > 0 ? `${region} (${groups.join(', ')})` : region;
+}
+
 async function build(context: CommandContext): Promise<number> {
 	const {flags, io} = context;
 	const norms = selectNorms(context);
@@ -176,7 +187,7 @@ async function build(context: CommandContext): Promise<number> {
 	const appender = jsonlAppender(file);
 	const result = await buildItems({
 		norms,
-		culture: (norm) => runtime.universe.regions.get(norm.region)?.name ?? norm.region,
+		culture: (norm) => cultureLine(runtime.universe, norm),
 		chronotopes,
 		parallel,
 		existing,

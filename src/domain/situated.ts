@@ -84,7 +84,7 @@ export type RefinementRound = z.infer<typeof RefinementRound>;
 /** A built item: kept when a round passed every check, discarded when the round budget ran out first. */
 export const SituatedItem = z.strictObject({
 	id: z.string(),
-	/** The culture line every agent and the policy are given (the region's name). */
+	/** The culture line every agent and the policy are given: the region, with the communities a norm is specific to. */
 	culture: z.string(),
 	norm: Norm,
 	chronotopeIndex: z.number().int().nonnegative(),
