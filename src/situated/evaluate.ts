@@ -55,5 +55,5 @@ export function bestSample(samples: readonly Pick<ScoredAnswer, 'reward'>[]): nu
 	return best;
 }
 
-/** The culture line items are written and answered under: the region's name (set when the item is built). */
+/** The culture line items are written and answered under (set when the item is built). */
 export const cultureOf = (item: Pick<SituatedItem, 'culture'>) => item.culture;
