@@ -101,6 +101,8 @@ describe('rejudge', () => {
 		assert.match(report.notes.join('\n'), /2 re-judged copies left out/);
 		const byJudge = parseJson<{rows: Array<{slice: {judge: string}; n: number}>}>((await cli('report', '--by', 'judge', '--json')).stdout);
 		assert.deepEqual(byJudge.rows.map((row) => row.slice.judge).sort(), ['gpt-5-mini', 'judge-b', 'judge-d (combined)']);
+		const list = await cli('sessions');
+		assert.match(list.stdout, new RegExp(`${originalId.replace(/[.]/g, '\\.')}\\.rj-judge-b-separate\\s+completed \\(rj\\)`));
 		const sft = await cli('export', 'sft', '--mode', 'any', '--split', 'any');
 		assert.match(sft.stderr, /re-judged copy 2/);
 	});

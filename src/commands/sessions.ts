@@ -1,7 +1,7 @@
 import {readFileSync} from 'node:fs';
 import {sessionsDir} from '../app/runtime.js';
 import {SessionStatus} from '../domain/session.js';
-import type {SessionSummary} from '../domain/sessionSummary.js';
+import {type SessionSummary, statusLabel} from '../domain/sessionSummary.js';
 import {REGION_CODES} from '../domain/universe.js';
 import {formatSession} from '../present/text.js';
 import {BatchStore} from '../store/batchStore.js';
@@ -53,7 +53,7 @@ export const sessionsCommand: Command = {
 		if (rows.length < matching.length) io.stderr.write(`cultureconverse: showing the newest ${rows.length} of ${matching.length} matching sessions\n`);
 		write(io, renderTable(rows, [
 			{header: 'ID', value: (s) => s.id},
-			{header: 'STATUS', value: (s) => s.errorFlag ?? s.status},
+			{header: 'STATUS', value: statusLabel},
 			{header: 'PERSONA', value: (s) => s.personaId, max: 30},
 			{header: 'TEMPLATE', value: (s) => s.templateId, max: 34},
 			{header: 'TIER', value: (s) => s.tier},

@@ -34,6 +34,9 @@ export const SessionSummary = z.strictObject({
 });
 export type SessionSummary = z.infer<typeof SessionSummary>;
 
+/** The status column of session lists: the error flag when there is one; "(rj)" marks a re-judged copy. */
+export const statusLabel = (s: SessionSummary) => `${s.errorFlag ?? s.status}${s.rejudgeOf ? ' (rj)' : ''}`;
+
 /**
  * Derived data kept next to the sessions (`<sessions>/.index.json`) so listing thousands of sessions
  * reads one small file instead of every transcript. An entry is trusted only while its file's inode,

@@ -1,4 +1,4 @@
-import type {SessionSummary} from '../../domain/sessionSummary.js';
+import {type SessionSummary, statusLabel} from '../../domain/sessionSummary.js';
 
 export const SORTS = ['newest', 'oldest', '3H', 'TDQ', 'status', 'persona'] as const;
 export type SessionSort = (typeof SORTS)[number];
@@ -43,7 +43,7 @@ const score = (value: number | null) => (value === null ? '  –' : value.toFixe
 /** One row of the sessions table, as fixed-width columns. */
 export function sessionRow(s: SessionSummary): string[] {
 	return [
-		s.errorFlag ?? s.status,
+		statusLabel(s),
 		s.personaId,
 		s.templateId,
 		s.tier,
