@@ -98,7 +98,8 @@ describe('rating a replayed session in the TUI', () => {
 		const lines = readFileSync(file, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as {metric: string; score: number; rater: string; session: string});
 		assert.deepEqual(Object.fromEntries(lines.map((line) => [line.metric, line.score])), {helpfulness: 4, honesty: 5, harmlessness: 5, naturalness: 3, plausibility: 4, typicality: 2});
 		assert.ok(lines.every((line) => line.rater === 'tester' && line.session === session.id));
-		const report = await runCli(['report', 'agreement', '--ratings', file, '--sessions-dir', fx.sessionsDir, '--include-mock', '--json'], {env: fx.env, cwd: fx.dir});
+		// Without --ratings, report agreement reads the ratings the TUI made next to the sessions.
+		const report = await runCli(['report', 'agreement', '--sessions-dir', fx.sessionsDir, '--include-mock', '--json'], {env: fx.env, cwd: fx.dir});
 		assert.equal(report.code, 0, report.stderr);
 		const text = JSON.stringify(parseJson(report.stdout));
 		assert.match(text, /helpfulness/);

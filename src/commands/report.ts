@@ -1,11 +1,14 @@
+import {existsSync} from 'node:fs';
 import path from 'node:path';
+import {sessionsDir} from '../app/runtime.js';
 import {METRICS} from '../domain/session.js';
 import type {SessionSummary} from '../domain/sessionSummary.js';
-import {type Spread, runNoise} from '../report/noise.js';
 import {buildReport, type Report, type ReportRow, type Slice, SLICES} from '../report/aggregate.js';
 import {judgeHumanAgreement} from '../report/agreement.js';
 import type {Estimate} from '../report/bootstrap.js';
+import {type Spread, runNoise} from '../report/noise.js';
 import {readRatings} from '../report/ratings.js';
+import {ratingsFile} from '../store/ratingStore.js';
 import {ExitCode, UserError} from '../util/errors.js';
 import {unknownMessage} from '../util/suggest.js';
 import {renderTable} from '../util/table.js';
@@ -17,7 +20,7 @@ const FORMATS = ['text', 'markdown', 'csv'] as const;
 export const reportCommand: Command = {
 	name: 'report',
 	summary: 'Benchmark tables from saved sessions: 3H, TDQ, clean rate and the six metrics with bootstrap CIs, sliced',
-	usage: ['report [--batch NAME] [--region R] [--persona P] [--template T] [--tier T] [--by model,mode,region,...] [--metrics] [--format text|markdown|csv] [--json]', 'report agreement --ratings FILE [--batch NAME] [filters] [--json]', 'report noise [--batch NAME] [filters] [--json]          run-to-run variation from --trials repeats'].join('\n    $ cultureconverse '),
+	usage: ['report [--batch NAME] [--region R] [--persona P] [--template T] [--tier T] [--by model,mode,region,...] [--metrics] [--format text|markdown|csv] [--json]', 'report agreement [--ratings FILE] [--batch NAME] [filters] [--json]   (default: the TUI\'s sessions/ratings.jsonl)', 'report noise [--batch NAME] [filters] [--json]          run-to-run variation from --trials repeats'].join('\n    $ cultureconverse '),
 	flags: {
 		batch: {type: 'string', description: 'Only the sessions of this batch'},
 		...sessionFilterFlags,
@@ -95,8 +98,11 @@ function noise(flags: Flags, io: IO): number {
 
 /** `report agreement`: the judge against human ratings of the same sessions, per metric. */
 function agreement(flags: Flags, io: IO): number {
-	if (typeof flags['ratings'] !== 'string') throw new UserError('report agreement needs --ratings FILE (JSONL or CSV of session, metric, score, rater; see `cultureconverse schema human-rating`).');
-	const ratings = readRatings(path.resolve(io.cwd, flags['ratings']));
+	// Ratings made in the TUI (s on a replay) land next to the sessions; they are the default.
+	const made = ratingsFile(sessionsDir(flags, io));
+	const file = typeof flags['ratings'] === 'string' ? path.resolve(io.cwd, flags['ratings']) : existsSync(made) ? made : null;
+	if (!file) throw new UserError(`report agreement needs --ratings FILE (JSONL or CSV of session, metric, score, rater; see \`cultureconverse schema human-rating\`), or ratings made in the TUI (press s on a replay), which go to ${made}.`);
+	const ratings = readRatings(file);
 	const sessions = chooseSessions(flags, io);
 	const judge = new Map(sessions.filter((session) => session.scores).map((session) => [session.id, session.scores!]));
 	const known = ratings.filter((rating) => judge.has(rating.session));
