@@ -160,6 +160,18 @@ describe('situated items: evaluation over HTTP', () => {
 		assert.equal(evaluation.policyModel, 'fake-model');
 	});
 
+	it('scores an empty or cut-off reply (after retries) as an invalid answer instead of failing the item', async () => {
+		const item = kept(await refineItem('Japan', norm, chronotope, 0, context()));
+		fake.setHandler((request) => (request.stage === 'situated:policy' ? {content: ''} : handler(request)));
+		const empty = await evaluateItem(item, context(), {bestOf: 1});
+		assert.equal(empty.samples[0]!.invalid, 'empty reply');
+		assert.equal(empty.samples[0]!.reward, INVALID_REWARD);
+		assert.equal(byStage('policy').length, 2, 'retried once (maxAttempts 2) before counting it');
+		fake.setHandler((request) => (request.stage === 'situated:policy' ? {content: '{"answer": "Take off', finishReason: 'length'} : handler(request)));
+		const cut = await evaluateItem(item, context(), {bestOf: 1});
+		assert.equal(cut.samples[0]!.invalid, 'reply cut off at the token limit');
+	});
+
 	it('canary: the reasoner and the policy never see the norm, the setting or the reference answer', async () => {
 		verdicts = [leaking, thin, allPass];
 		const item = kept(await refineItem('Japan', norm, chronotope, 0, context()));

@@ -1,4 +1,5 @@
 import type {KeptItem, ScoredAnswer, SituatedEval, SituatedItem} from '../domain/situated.js';
+import {ModelCallError} from '../llm/types.js';
 import {type CallContext, type GradeMock, askPolicy, gradeNormMatch, gradeOutcome} from './agents.js';
 import {type Calibration, INVALID_REWARD, combinedReward} from './calibrate.js';
 import {parsePolicyAnswer} from './policyAnswer.js';
@@ -25,7 +26,17 @@ export async function evaluateItem(item: KeptItem, context: CallContext, options
 	const question = situatedQuestion(cultureOf(item), item.draft);
 	const samples = await Promise.all(
 		Array.from({length: n}, async (_, sample): Promise<ScoredAnswer> => {
-			const raw = (await askPolicy(question, {...context, sample})).value;
+			let raw: string;
+			try {
+				raw = (await askPolicy(question, {...context, sample})).value;
+			} catch (error) {
+				// An empty or cut-off reply (after the gateway's retries) is the policy's answer, and it is
+				// invalid: scored like any other broken answer, not an evaluation failure.
+				if (error instanceof ModelCallError && (error.kind === 'empty' || error.kind === 'truncated')) {
+					return {sample, raw: '', answer: null, invalid: error.kind === 'empty' ? 'empty reply' : 'reply cut off at the token limit', outcome: null, normMatch: null, reward: INVALID_REWARD};
+				}
+				throw error;
+			}
 			const parsed = parsePolicyAnswer(raw);
 			if (!parsed.answer) return {sample, raw, answer: null, invalid: parsed.invalid, outcome: null, normMatch: null, reward: INVALID_REWARD};
 			const input: GradeMock = {item: {culture: question.culture, norm: item.norm, chronotope: item.chronotope}, draft: item.draft, answer: parsed.answer.answer, reasoning: parsed.answer.reasoning};
