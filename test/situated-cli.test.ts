@@ -190,6 +190,7 @@ describe('crisp build, interrupted', () => {
 			assert.match(result.stdout, /interrupted: run the same command again/);
 			const saved = lines(items).map((line) => SituatedItem.parse(JSON.parse(line)));
 			assert.ok(saved.length > 0 && saved.length < 40, `${saved.length} item(s) saved`);
+			assert.ok(!readFileSync(items, 'utf8').includes('sk-test'), 'the API key is never written');
 		} finally {
 			await fake.close();
 		}
