@@ -7,6 +7,7 @@ import {ErrorBoundary} from './components/ErrorBoundary.js';
 import {useTerminalSize} from './hooks/useTerminalSize.js';
 import {HelpScreen} from './screens/HelpScreen.js';
 import {HomeScreen} from './screens/HomeScreen.js';
+import {ItemsScreen} from './screens/ItemsScreen.js';
 import {LiveEpisode} from './screens/LiveEpisode.js';
 import {OptionsScreen} from './screens/OptionsScreen.js';
 import {PersonaPicker} from './screens/PersonaPicker.js';
@@ -81,6 +82,8 @@ export function App({services, initial}: Props) {
 						onQuit={quit}
 					/>
 				);
+			case 'items':
+				return <ItemsScreen listing={services.listItems()} width={columns} height={height} onBack={() => go({kind: 'home'})} onQuit={quit} />;
 			case 'live':
 				return <LiveEpisode key={screen.engine.session.id} engine={screen.engine} services={services} onQuit={quit} onBack={back ? () => go(back) : null} />;
 			case 'replay':

@@ -15,6 +15,7 @@ export type Screen =
 	| {readonly kind: 'template'; readonly persona: Persona}
 	| {readonly kind: 'options'; readonly persona: Persona; readonly template: ResolvedTemplate}
 	| {readonly kind: 'sessions'}
+	| {readonly kind: 'items'}
 	| {readonly kind: 'live'; readonly engine: EpisodeEngine; readonly back: Screen | null}
 	| {readonly kind: 'replay'; readonly session: Session; readonly back: Screen | null};
 
@@ -54,6 +55,7 @@ export function backOf(screen: Screen): Screen | null {
 		case 'help':
 		case 'persona':
 		case 'sessions':
+		case 'items':
 			return {kind: 'home'};
 		case 'template':
 			return {kind: 'persona'};

@@ -2,6 +2,11 @@ import {modelFlagsOf} from '../app/episodes.js';
 import {Writable} from 'node:stream';
 import {episodeOptionsFromFlags, resumeEpisode, seedFromFlags, startEpisode} from '../app/episodes.js';
 import {userInfo} from 'node:os';
+import path from 'node:path';
+import {SituatedItem} from '../domain/situated.js';
+import {readJsonl} from '../situated/jsonl.js';
+import {latestById} from '../situated/run.js';
+import {errorMessage} from '../util/errors.js';
 import {createRuntime, sessionsDir} from '../app/runtime.js';
 import {type Scores, ratingsFile, ratingsOf, saveRatings} from '../store/ratingStore.js';
 import type {Flags, IO} from '../commands/types.js';
@@ -32,6 +37,8 @@ export type TuiServices = {
 	resumeEpisode(session: Session): Promise<EpisodeEngine>;
 	listSessions(): ReturnType<SessionStore['list']>;
 	loadSession(idOrPath: string): Promise<Session>;
+	/** Situated items of `crisp build` (<sessions>/crisp/items.jsonl), or why the file could not be read. */
+	listItems(): {items: SituatedItem[]; file: string; problem: string | null};
 	/** Who rates sessions in this TUI (--rater, $CULTURECONVERSE_RATER, else the login name). */
 	readonly rater: string;
 	/** Where ratings go: <sessions>/ratings.jsonl, the file `report agreement --ratings` reads. */
@@ -65,6 +72,16 @@ export function createServices(io: IO, flags: Flags, universe: Universe): TuiSer
 		flags,
 		sessionsDir: store.dir,
 		rater,
+		listItems: () => {
+			const file = path.join(store.dir, 'crisp', 'items.jsonl');
+			try {
+				return {items: latestById(readJsonl(file, SituatedItem).records, (item) => item.id), file, problem: null};
+			} catch (error) {
+				// One line for the screen: the file's verdict and its first problem (`crisp build` prints them all).
+				const [head, first] = errorMessage(error).split('\n').map((line) => line.trim().replace(/^- /, ''));
+				return {items: [], file, problem: first ? `${head} ${first}` : head!};
+			}
+		},
 		ratingsFile: ratings,
 		ratingsOf: (sessionId) => ratingsOf(ratings, sessionId, rater),
 		rate: (sessionId, scores) => saveRatings(ratings, sessionId, rater, scores),

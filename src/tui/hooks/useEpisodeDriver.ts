@@ -13,6 +13,11 @@ export type EpisodeDriver = {
 	toggleAuto(): void;
 	/** Aborts the step in flight through its AbortController (nothing is recorded; resumable). */
 	interrupt(): void;
+	/**
+	 * True while a step runs, read at call time: a key handler from a render just before the step
+	 * started would see `busy` still false, and an x pressed right then would be lost.
+	 */
+	running(): boolean;
 	/** Hands the human assistant's reply to the engine, then steps. */
 	submit(text: string): void;
 	notice(level: NoticeLevel, text: string): void;
@@ -91,5 +96,7 @@ export function useEpisodeDriver(engine: EpisodeEngine): EpisodeDriver {
 
 	const notice = useCallback((level: NoticeLevel, text: string) => dispatch({type: 'notice', level, text, at: now()}), []);
 
-	return {state, busy: state.inFlight, step, toggleAuto, interrupt, submit, notice};
+	const running = useCallback(() => controller.current !== null, []);
+
+	return {state, busy: state.inFlight, step, toggleAuto, interrupt, running, submit, notice};
 }

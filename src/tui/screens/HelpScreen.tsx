@@ -15,6 +15,7 @@ const ABOUT = [
 	'',
 	'Pickers: type to filter (fuzzy) · ↑↓ select · Enter choose · Tab next field · ←→ change a filter · Esc back',
 	'Sessions: ↑↓ select · Enter replay · r resume an unfinished one · / filter · s sort · Esc back',
+	'CRISP items (c on the home screen): ↑↓ select · Enter open an item round by round · Esc back',
 	'',
 ];
 

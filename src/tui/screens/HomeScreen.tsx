@@ -4,11 +4,12 @@ import type {Universe} from '../../universe/load.js';
 import {ListView} from '../components/ListView.js';
 import {useKeys} from '../hooks/useKeys.js';
 
-export type HomeChoice = 'new' | 'sessions' | 'help' | 'quit';
+export type HomeChoice = 'new' | 'sessions' | 'items' | 'help' | 'quit';
 
 const ITEMS: ReadonlyArray<{readonly choice: HomeChoice; readonly key: string; readonly label: string}> = [
 	{choice: 'new', key: 'n', label: 'New episode: pick a persona, a template and options'},
 	{choice: 'sessions', key: 's', label: 'Saved sessions: replay, or resume an unfinished one'},
+	{choice: 'items', key: 'c', label: 'CRISP items: situated decision items, round by round (built with `crisp build`)'},
 	{choice: 'help', key: '?', label: 'Help: what the screens show and every key'},
 	{choice: 'quit', key: 'q', label: 'Quit'},
 ];

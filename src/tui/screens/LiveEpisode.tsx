@@ -31,7 +31,7 @@ export function LiveEpisode({engine, services, onQuit, onBack}: Props) {
 			driver.toggleAuto();
 			return true;
 		}
-		if ((input === 'x' || key.escape) && driver.busy) {
+		if ((input === 'x' || key.escape) && (driver.busy || driver.running())) {
 			driver.interrupt();
 			return true;
 		}
