@@ -2,8 +2,10 @@ import assert from 'node:assert/strict';
 import {readFileSync, writeFileSync} from 'node:fs';
 import path from 'node:path';
 import {after, before, describe, it} from 'node:test';
+import {METRICS} from '../src/domain/session.js';
 import type {SessionSummary} from '../src/domain/sessionSummary.js';
 import {runNoise} from '../src/report/noise.js';
+import {scoreDistribution, trapGaps} from '../src/report/distribution.js';
 import {buildReport} from '../src/report/aggregate.js';
 import {krippendorffInterval, pearson, spearman, weightedKappa} from '../src/report/agreement.js';
 import {bootstrapMean, seededRandom} from '../src/report/bootstrap.js';
@@ -252,10 +254,45 @@ describe('report noise (CLI, offline)', () => {
 		assert.equal(rows[0]!.seeds, 2);
 		assert.equal(rows[0]!.episodes, 6);
 		assert.deepEqual(rows[0]!.passK.map((p) => p.k), [1, 2, 3]);
+		const dist = await runCli(['report', 'scores', '--json'], {cwd, env});
+		assert.equal(dist.code, 0, dist.stderr);
+		assert.deepEqual(parseJson<Array<{metric: string; n: number}>>(dist.stdout).map((row) => [row.metric, row.n]), METRICS.map((metric) => [metric, 6]));
+		const gap = await runCli(['report', 'traps'], {cwd, env});
+		assert.equal(gap.code, 0, gap.stderr);
+		assert.match(gap.stdout, /STANDARD 3H\s+TRAP 3H\s+Δ 3H/);
 		const once = tempDir('cc-noise-once-');
 		await runCli(['batch', '--name', 'one', '--sample', '1', '--json'], {cwd: once, env});
 		const none = await runCli(['report', 'noise'], {cwd: once, env});
 		assert.equal(none.code, 2);
 		assert.match(none.stderr, /--trials 3/);
+	});
+});
+
+describe('report scores and traps', () => {
+	const scores = (helpfulness: number) => ({helpfulness, honesty: 5, harmlessness: 5, naturalness: 4, plausibility: 4, typicality: 4});
+	it('gives each metric\'s mean, sd, median and share of every score', () => {
+		const rows = scoreDistribution([1, 3, 3, 5].map((h, index) => summary({id: `d${index}`, scores: scores(h)})));
+		const helpfulness = rows.find((row) => row.metric === 'helpfulness')!;
+		assert.equal(helpfulness.n, 4);
+		assert.equal(helpfulness.mean, 3);
+		assert.ok(Math.abs(helpfulness.sd! - Math.sqrt(8 / 3)) < 1e-12);
+		assert.equal(helpfulness.median, 3);
+		assert.deepEqual(helpfulness.shares, [0.25, 0, 0.5, 0, 0.25]);
+		assert.deepEqual(rows.find((row) => row.metric === 'honesty')!.shares, [0, 0, 0, 0, 1]);
+	});
+
+	it('compares standard with trap seeds per model, with an interval on the gap', () => {
+		const rows = trapGaps([
+			...[4, 4.2, 3.8].map((threeH, index) => summary({id: `s${index}`, tier: 'standard', threeH})),
+			...[3, 3.4, 3.2].map((threeH, index) => summary({id: `t${index}`, tier: index === 0 ? 'contextual' : 'normative', threeH})),
+			summary({id: 'other', assistantModel: 'other', tier: 'standard', threeH: 5}),
+		]);
+		assert.deepEqual(rows.map((row) => row.model), ['model-a', 'other']);
+		const a = rows[0]!;
+		assert.equal(a.standard!.n, 3);
+		assert.equal(a.trap!.n, 3);
+		assert.ok(Math.abs(a.delta!.mean - -0.8) < 1e-12);
+		assert.ok(a.delta!.lo <= a.delta!.mean && a.delta!.mean <= a.delta!.hi && a.delta!.hi < 0, JSON.stringify(a.delta));
+		assert.equal(rows[1]!.delta, null, 'no trap seeds, no gap');
 	});
 });

@@ -3,7 +3,8 @@ import path from 'node:path';
 import {sessionsDir} from '../app/runtime.js';
 import {METRICS} from '../domain/session.js';
 import type {SessionSummary} from '../domain/sessionSummary.js';
-import {buildReport, type Report, type ReportRow, type Slice, SLICES} from '../report/aggregate.js';
+import {buildReport, type Report, type ReportRow, reportable, type Slice, SLICES} from '../report/aggregate.js';
+import {type MetricDistribution, scoreDistribution, trapGaps} from '../report/distribution.js';
 import {judgeHumanAgreement} from '../report/agreement.js';
 import type {Estimate} from '../report/bootstrap.js';
 import {type Spread, runNoise} from '../report/noise.js';
@@ -20,7 +21,7 @@ const FORMATS = ['text', 'markdown', 'csv'] as const;
 export const reportCommand: Command = {
 	name: 'report',
 	summary: 'Benchmark tables from saved sessions: 3H, TDQ, clean rate and the six metrics with bootstrap CIs, sliced',
-	usage: ['report [--batch NAME] [--region R] [--persona P] [--template T] [--tier T] [--by model,mode,region,...] [--metrics] [--format text|markdown|csv] [--json]', 'report agreement [--ratings FILE] [--batch NAME] [filters] [--json]   (default: the TUI\'s sessions/ratings.jsonl)', 'report noise [--batch NAME] [filters] [--json]          run-to-run variation from --trials repeats'].join('\n    $ cultureconverse '),
+	usage: ['report [--batch NAME] [--region R] [--persona P] [--template T] [--tier T] [--by model,mode,region,...] [--metrics] [--format text|markdown|csv] [--json]', 'report agreement [--ratings FILE] [--batch NAME] [filters] [--json]   (default: the TUI\'s sessions/ratings.jsonl)', 'report noise [--batch NAME] [filters] [--json]          run-to-run variation from --trials repeats', 'report scores [--batch NAME] [filters] [--json]         each judge metric\'s score distribution', 'report traps [--batch NAME] [filters] [--json]          standard against trap seeds, per model'].join('\n    $ cultureconverse '),
 	flags: {
 		batch: {type: 'string', description: 'Only the sessions of this batch'},
 		...sessionFilterFlags,
@@ -36,7 +37,9 @@ export const reportCommand: Command = {
 	async run({args, flags, io}) {
 		if (args[0] === 'agreement') return agreement(flags, io);
 		if (args[0] === 'noise') return noise(flags, io);
-		if (args[0] !== undefined) throw new UserError(unknownMessage('report', args[0], ['agreement', 'noise'], 'Run `cultureconverse report --help`.'));
+		if (args[0] === 'scores') return scores(flags, io);
+		if (args[0] === 'traps') return traps(flags, io);
+		if (args[0] !== undefined) throw new UserError(unknownMessage('report', args[0], ['agreement', 'noise', 'scores', 'traps'], 'Run `cultureconverse report --help`.'));
 		const by = parseSlices(flags['by']);
 		const format = typeof flags['format'] === 'string' ? flags['format'] : 'text';
 		if (!(FORMATS as readonly string[]).includes(format)) throw new UserError(unknownMessage('format', format, FORMATS));
@@ -69,6 +72,54 @@ function chooseSessions(flags: Flags, io: IO): SessionSummary[] {
 	const {store, chosen, total} = selectSessions(flags, io);
 	if (chosen.length === 0) throw new UserError(total === 0 ? `No sessions in ${store.dir}. Run some with \`cultureconverse batch\` or \`run\`.` : 'No saved session matches the filters.');
 	return chosen;
+}
+
+/** The sessions a sub-report counts (as for the main table), with its notes on stderr. */
+function counted(flags: Flags, io: IO): SessionSummary[] {
+	const {sessions, notes} = reportable(chooseSessions(flags, io), {includeMock: Boolean(flags['includeMock'])});
+	for (const note of notes) io.stderr.write(`Note: ${note}\n`);
+	const judges = new Set(sessions.map((s) => s.judgeModel));
+	if (judges.size > 1) io.stderr.write(`Note: judged by ${judges.size} different models (${[...judges].join(', ')}): their scores are pooled here; filter with --batch or other selections to compare.\n`);
+	return sessions;
+}
+
+/** `report scores`: how each judge metric's 1-5 scores are spread (mean, sd, median, share of each score). */
+function scores(flags: Flags, io: IO): number {
+	const rows = scoreDistribution(counted(flags, io));
+	if (flags['json']) {
+		writeJson(io, rows);
+		return ExitCode.ok;
+	}
+	const f = (value: number | null) => (value === null ? '–' : value.toFixed(2));
+	write(io, `Judge score distribution over ${Math.max(...rows.map((row) => row.n))} scored episode(s)`);
+	write(io, renderTable(rows, [
+		{header: 'METRIC', value: (row) => row.metric},
+		{header: 'N', value: (row) => row.n, align: 'right'},
+		{header: 'MEAN', value: (row) => f(row.mean), align: 'right'},
+		{header: 'SD', value: (row) => f(row.sd), align: 'right'},
+		{header: 'MEDIAN', value: (row) => f(row.median), align: 'right'},
+		...[1, 2, 3, 4, 5].map((score) => ({header: `%${score}`, value: (row: MetricDistribution) => (row.shares[score - 1]! * 100).toFixed(1), align: 'right' as const})),
+	]));
+	return ExitCode.ok;
+}
+
+/** `report traps`: 3H on standard seeds against contextual and normative trap seeds, per assistant model. */
+function traps(flags: Flags, io: IO): number {
+	const rows = trapGaps(counted(flags, io), {seed: typeof flags['seed'] === 'string' ? flags['seed'] : undefined});
+	if (flags['json']) {
+		writeJson(io, rows);
+		return ExitCode.ok;
+	}
+	write(io, 'Standard against trap seeds (contextual and normative friction): 3H with 95% bootstrap intervals; Δ = trap − standard, negative when traps are harder.');
+	write(io, renderTable(rows, [
+		{header: 'MODEL', value: (row) => row.model, max: 28},
+		{header: 'N STD', value: (row) => row.standard?.n ?? 0, align: 'right'},
+		{header: 'N TRAP', value: (row) => row.trap?.n ?? 0, align: 'right'},
+		{header: 'STANDARD 3H', value: (row) => est(row.standard)},
+		{header: 'TRAP 3H', value: (row) => est(row.trap)},
+		{header: 'Δ 3H', value: (row) => (row.delta ? `${row.delta.mean >= 0 ? '+' : ''}${row.delta.mean.toFixed(2)} [${row.delta.lo.toFixed(2)}, ${row.delta.hi.toFixed(2)}]` : '–')},
+	]));
+	return ExitCode.ok;
 }
 
 /** `report noise`: run-to-run variation from repeated trials of the same seeds. */

@@ -59,14 +59,14 @@ function row(slice: ReportRow['slice'], sessions: readonly SessionSummary[], opt
 }
 
 /**
- * A benchmark table from session summaries: one overall row and one per combination of the `by`
- * slices, each with bootstrap intervals. Mock sessions never mix with model sessions (they are filler,
- * not measurements), and mixing judge or simulator setups is called out, since such scores do not compare.
+ * The sessions a report counts, and why others were left out. Mock sessions never mix with model
+ * sessions (they are filler, not measurements); a re-judged copy repeats its original's dialogue, so
+ * it counts only when judges are being compared.
  */
-export function buildReport(all: readonly SessionSummary[], by: readonly Slice[], options: BootstrapOptions & {includeMock?: boolean} = {}): Report {
+export function reportable(all: readonly SessionSummary[], options: {includeMock?: boolean; comparingJudges?: boolean} = {}): {sessions: SessionSummary[]; notes: string[]; mock: boolean} {
 	const notes: string[] = [];
 	const real = all.filter((s) => !s.mock);
-	let sessions: readonly SessionSummary[] = all;
+	let sessions: SessionSummary[] = [...all];
 	let mock = false;
 	if (real.length > 0 && real.length < all.length && !options.includeMock) {
 		sessions = real;
@@ -75,12 +75,21 @@ export function buildReport(all: readonly SessionSummary[], by: readonly Slice[]
 		mock = true;
 		notes.push('Every session here ran on the offline mock provider: the numbers below are deterministic filler, not measurements.');
 	}
-	// A re-judged copy repeats its original's dialogue: counted only when judges are being compared.
 	const copies = sessions.filter((s) => s.rejudgeOf !== null).length;
-	if (copies > 0 && !by.includes('judge')) {
+	if (copies > 0 && !options.comparingJudges) {
 		sessions = sessions.filter((s) => s.rejudgeOf === null);
 		notes.push(`${copies} re-judged cop${copies === 1 ? 'y' : 'ies'} left out (the same dialogues judged again; --by judge compares the judges).`);
 	}
+	return {sessions, notes, mock};
+}
+
+/**
+ * A benchmark table from session summaries: one overall row and one per combination of the `by`
+ * slices, each with bootstrap intervals. Mock sessions never mix with model sessions (they are filler,
+ * not measurements), and mixing judge or simulator setups is called out, since such scores do not compare.
+ */
+export function buildReport(all: readonly SessionSummary[], by: readonly Slice[], options: BootstrapOptions & {includeMock?: boolean} = {}): Report {
+	const {sessions, notes, mock} = reportable(all, {includeMock: options.includeMock, comparingJudges: by.includes('judge')});
 	const judges = [...new Set(sessions.map((s) => s.judgeModel))];
 	if (judges.length > 1 && !by.includes('judge')) notes.push(`Judged by ${judges.length} different models (${judges.join(', ')}): scores from different judges are not comparable; add --by judge.`);
 	const groups = new Map<string, {slice: ReportRow['slice']; sessions: SessionSummary[]}>();
