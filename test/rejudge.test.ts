@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import {readFileSync} from 'node:fs';
+import {readFileSync, rmSync, writeFileSync} from 'node:fs';
 import path from 'node:path';
 import {after, before, describe, it} from 'node:test';
 import {Session} from '../src/domain/session.js';
@@ -93,17 +93,38 @@ describe('rejudge', () => {
 		assert.equal(copy.config.judgeMode, 'combined');
 	});
 
+	it('--repeat asks the same judge again, past the response cache, to measure judge noise', async () => {
+		const config = path.join(h.cwd, 'cached.config.json');
+		writeFileSync(config, JSON.stringify({retry: {maxAttempts: 3, baseDelayMs: 2, maxDelayMs: 10}, cache: true}));
+		const judged = async (...extra: string[]) => {
+			const before = h.fake.chatRequests().length;
+			const result = await cli('rejudge', originalId, '--judge-model', 'judge-e', '--config', config, '--json', ...extra);
+			assert.equal(result.code, 0, result.stderr);
+			return {made: h.fake.chatRequests().length - before, out: parseJson<{sessions: Array<{kind: string; copy: string}>}>(result.stdout)};
+		};
+		assert.equal((await judged()).made, 6);
+		rmSync(path.join(h.sessionsDir, `${originalId}.rj-judge-e-separate.json`));
+		assert.equal((await judged()).made, 0, 'the same judge on the same dialogue is answered from the cache');
+		const second = await judged('--repeat', '2');
+		assert.equal(second.made, 6, 'repeat 2 is cached apart: the judge is asked again');
+		const copy = load(second.out.sessions[0]!.copy);
+		assert.equal(copy.id, `${originalId}.rj-judge-e-separate-r2`);
+		assert.equal(copy.config.rejudgeRepeat, 2);
+		const same = await cli('rejudge', originalId, '--repeat', '2', '--json');
+		assert.equal(parseJson<{sessions: Array<{kind: string}>}>(same.stdout).sessions[0]!.kind, 'judged', 'the original judge may repeat itself');
+	});
+
 	it('copies stay out of plain reports and exports, and --by judge compares the judges', async () => {
 		const plain = await cli('report', '--json');
 		assert.equal(plain.code, 0, plain.stderr);
 		const report = parseJson<{overall: {n: number}; notes: string[]}>(plain.stdout);
 		assert.equal(report.overall.n, 1);
-		assert.match(report.notes.join('\n'), /2 re-judged copies left out/);
+		assert.match(report.notes.join('\n'), /5 re-judged copies left out/);
 		const byJudge = parseJson<{rows: Array<{slice: {judge: string}; n: number}>}>((await cli('report', '--by', 'judge', '--json')).stdout);
-		assert.deepEqual(byJudge.rows.map((row) => row.slice.judge).sort(), ['gpt-5-mini', 'judge-b', 'judge-d (combined)']);
+		assert.deepEqual(byJudge.rows.map((row) => [row.slice.judge, row.n]).sort(), [['gpt-5-mini', 2], ['judge-b', 1], ['judge-d (combined)', 1], ['judge-e', 2]]);
 		const list = await cli('sessions');
 		assert.match(list.stdout, new RegExp(`${originalId.replace(/[.]/g, '\\.')}\\.rj-judge-b-separate\\s+completed \\(rj\\)`));
 		const sft = await cli('export', 'sft', '--mode', 'any', '--split', 'any');
-		assert.match(sft.stderr, /re-judged copy 2/);
+		assert.match(sft.stderr, /re-judged copy 5/);
 	});
 });

@@ -18,18 +18,21 @@ type Outcome =
 export const rejudgeCommand: Command = {
 	name: 'rejudge',
 	summary: 'Score saved dialogues again with another judge model or mode (copies; the originals stay) and compare the judges',
-	usage: 'rejudge [<session-id>...] [--batch N] [--region R] [--persona P] [--template T] [--tier T] --judge-model M [--judge-mode separate|combined] [--parallel P] [--json]',
+	usage: 'rejudge [<session-id>...] [--batch N] [--region R] [--persona P] [--template T] [--tier T] --judge-model M [--judge-mode separate|combined] [--repeat N] [--parallel P] [--json]',
 	flags: {
 		batch: {type: 'string', description: 'The sessions of this batch'},
 		...sessionFilterFlags,
 		judgeMode: {type: 'string', description: 'separate or combined (default: each session\'s own mode)'},
 		parallel: {type: 'number', description: 'Sessions judged at once (default 4)'},
+		repeat: {type: 'number', description: 'Judge each dialogue again as repeat N (2, 3, ...): the same judge may repeat itself, asked afresh (not from the cache), to measure judge noise'},
 		json: {type: 'boolean', description: 'Print the outcome and the judge-judge agreement as JSON'},
 		...runtimeFlags,
 	},
 	async run({args, flags, io, universe}) {
 		const parallel = flags['parallel'] ?? 4;
 		if (typeof parallel !== 'number' || !Number.isInteger(parallel) || parallel < 1 || parallel > 64) throw new UserError(`--parallel must be a whole number from 1 to 64, got ${String(flags['parallel'])}.`);
+		const repeat = flags['repeat'] ?? 1;
+		if (typeof repeat !== 'number' || !Number.isInteger(repeat) || repeat < 1 || repeat > 100) throw new UserError(`--repeat must be a whole number from 1 to 100, got ${String(flags['repeat'])}.`);
 		const modeFlag = flags['judgeMode'];
 		if (modeFlag !== undefined && !JudgeMode.safeParse(modeFlag).success) throw new UserError(`--judge-mode must be separate or combined, got '${String(modeFlag)}'.`);
 		const runtime = createRuntime({flags, io, universe: universe()});
@@ -47,12 +50,13 @@ export const rejudgeCommand: Command = {
 		const outcomes: Outcome[] = [];
 		await eachLimited(originals, parallel, io.signal, async (original) => {
 			const mode = (modeFlag as JudgeMode | undefined) ?? original.config.judgeMode;
-			const why = rejudgeable(original) ?? (original.config.models.judge === judge.model && original.config.judgeMode === mode ? `it was judged by ${judge.model} (${mode}) already: name another --judge-model or --judge-mode` : null);
+			const same = original.config.models.judge === judge.model && original.config.judgeMode === mode;
+			const why = rejudgeable(original) ?? (same && repeat === 1 ? `it was judged by ${judge.model} (${mode}) already: name another --judge-model or --judge-mode, or --repeat 2 to ask the same judge again` : null);
 			if (why) {
 				outcomes.push({kind: 'skipped', id: original.id, why});
 				return;
 			}
-			const copyId = rejudgeId(original, judge.model, mode);
+			const copyId = rejudgeId(original, judge.model, mode, repeat);
 			try {
 				const existing = runtime.store.exists(copyId) ? await runtime.store.load(copyId) : null;
 				if (existing?.status === 'completed') {
@@ -60,7 +64,7 @@ export const rejudgeCommand: Command = {
 					return;
 				}
 				// A copy left unfinished by an interrupted run continues; one that failed is made again.
-				const start = existing && existing.status !== 'error' ? existing : rejudgeCopy(original, {settings: judge, mode, now: new Date()});
+				const start = existing && existing.status !== 'error' ? existing : rejudgeCopy(original, {settings: judge, mode, now: new Date(), repeat});
 				const engine = new EpisodeEngine(start, {universe: runtime.universe, gateway: runtime.gateway, store: runtime.store, evidence: runtime.evidence, replaySource: null});
 				await engine.start(existing !== null);
 				await engine.runToEnd(io.signal);

@@ -94,6 +94,8 @@ export const SessionConfig = z.strictObject({
 	trial: z.number().int().min(1).optional(),
 	/** Set on a re-judged copy (`rejudge`): the session whose dialogue it shares, judged again by another judge. */
 	rejudgeOf: z.string().optional(),
+	/** Which repeat of the same judge on the same dialogue this copy is (`rejudge --repeat`); absent = the first. */
+	rejudgeRepeat: z.number().int().min(2).optional(),
 });
 export type SessionConfig = z.infer<typeof SessionConfig>;
 

@@ -71,7 +71,10 @@ export class EpisodeEngine {
 		// A repeated trial must not replay the first trial from the response cache: every call it makes
 		// carries its trial number, which keys the cache apart (and reruns of the trial still hit it).
 		const trial = current.config.trial;
-		this.deps = trial && trial > 1 ? {...deps, gateway: withTrial(deps.gateway, trial)} : deps;
+		const withTrials = trial && trial > 1 ? {...deps, gateway: withTrial(deps.gateway, trial)} : deps;
+		// A repeated re-judging asks the judge again instead of replaying the first repeat from the cache.
+		const repeat = current.config.rejudgeRepeat;
+		this.deps = repeat ? {...withTrials, gateway: withRepeat(withTrials.gateway, repeat)} : withTrials;
 	}
 
 	get session(): Readonly<Session> {
@@ -522,6 +525,15 @@ function stepKind(action: Action): StepKind {
 		default:
 			return 'finish';
 	}
+}
+
+function withRepeat(gateway: ModelGateway, repeat: number): ModelGateway {
+	return {
+		settings: (role) => gateway.settings(role),
+		call: (request) => gateway.call(request.role === 'judge' ? {...request, repeat} : request),
+		onEvent: (listener) => gateway.onEvent(listener),
+		concurrency: () => gateway.concurrency(),
+	};
 }
 
 function withTrial(gateway: ModelGateway, trial: number): ModelGateway {

@@ -17,16 +17,16 @@ export function rejudgeable(session: Session): string | null {
 
 const slug = (text: string) => text.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 48) || 'judge';
 
-/** `<original>.rj-<judge model>-<mode>`: stable, so a rerun finds (and resumes or skips) its copy. */
-export const rejudgeId = (original: Pick<Session, 'id'>, model: string, mode: JudgeMode) => `${original.id}.rj-${slug(model)}-${mode}`;
+/** `<original>.rj-<judge model>-<mode>[-r<repeat>]`: stable, so a rerun finds (and resumes or skips) its copy. */
+export const rejudgeId = (original: Pick<Session, 'id'>, model: string, mode: JudgeMode, repeat = 1) => `${original.id}.rj-${slug(model)}-${mode}${repeat > 1 ? `-r${repeat}` : ''}`;
 
-export function rejudgeCopy(original: Session, judge: {readonly settings: RoleSettings; readonly mode: JudgeMode; readonly now: Date}): Session {
+export function rejudgeCopy(original: Session, judge: {readonly settings: RoleSettings; readonly mode: JudgeMode; readonly now: Date; readonly repeat?: number}): Session {
 	const steps = original.steps.filter((step) => step.kind !== 'judge' && step.kind !== 'finish');
 	const lastStep = steps.at(-1)?.n ?? 0;
 	const now = judge.now.toISOString();
 	return {
 		...original,
-		id: rejudgeId(original, judge.settings.model, judge.mode),
+		id: rejudgeId(original, judge.settings.model, judge.mode, judge.repeat),
 		createdAt: now,
 		updatedAt: now,
 		status: 'running',
@@ -41,6 +41,7 @@ export function rejudgeCopy(original: Session, judge: {readonly settings: RoleSe
 			judgeMode: judge.mode,
 			mock: original.config.mock || judge.settings.provider === 'mock',
 			rejudgeOf: original.id,
+			...(judge.repeat && judge.repeat > 1 ? {rejudgeRepeat: judge.repeat} : {}),
 		},
 	};
 }

@@ -20,6 +20,7 @@ export type CacheKeyInput = {
 	readonly sample?: number;
 	/** Trial number of a repeated episode; 1 or absent for the first. */
 	readonly trial?: number;
+	readonly repeat?: number;
 };
 
 export const CacheEntry = z.strictObject({
@@ -41,9 +42,9 @@ export interface ResponseCache {
  * sorted: property order steers generation (a rationale before a score), so it is part of the key.
  */
 export function cacheKey(input: CacheKeyInput): string {
-	const {provider, baseURL, model, messages, format, temperature, maxTokens, reasoningEffort, sample, trial} = input;
-	// reasoningEffort, sample and trial join the key only when set, so keys of calls without them stay as they were.
-	return sha256(JSON.stringify({v: 1, provider, baseURL, model, messages: messages.map(({role, content}) => ({role, content})), format, temperature, maxTokens, ...(reasoningEffort ? {reasoningEffort} : {}), ...(sample ? {sample} : {}), ...(trial && trial > 1 ? {trial} : {})}));
+	const {provider, baseURL, model, messages, format, temperature, maxTokens, reasoningEffort, sample, trial, repeat} = input;
+	// reasoningEffort, sample, trial and repeat join the key only when set, so keys of calls without them stay as they were.
+	return sha256(JSON.stringify({v: 1, provider, baseURL, model, messages: messages.map(({role, content}) => ({role, content})), format, temperature, maxTokens, ...(reasoningEffort ? {reasoningEffort} : {}), ...(sample ? {sample} : {}), ...(trial && trial > 1 ? {trial} : {}), ...(repeat && repeat > 1 ? {repeat} : {})}));
 }
 
 /**

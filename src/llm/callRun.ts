@@ -101,7 +101,7 @@ export class CallRun<T> {
 	private async exchange(): Promise<Accepted> {
 		const {request, settings, provider, context} = this;
 		const messages = this.messages;
-		const key = provider.remote && context.cache ? cacheKey({provider: settings.provider, baseURL: settings.baseURL, model: settings.model, messages, format: this.format, temperature: settings.temperature, maxTokens: settings.maxTokens, reasoningEffort: settings.reasoningEffort, sample: request.sample, trial: request.trial}) : null;
+		const key = provider.remote && context.cache ? cacheKey({provider: settings.provider, baseURL: settings.baseURL, model: settings.model, messages, format: this.format, temperature: settings.temperature, maxTokens: settings.maxTokens, reasoningEffort: settings.reasoningEffort, sample: request.sample, trial: request.trial, repeat: request.repeat}) : null;
 		const hit = key ? context.cache!.get(key) : null;
 		if (hit) {
 			this.attempts++;

@@ -48,6 +48,8 @@ export type ModelRequest<T> = {
 	readonly sample?: number;
 	/** Trial number of the episode (batch --trials): trials after the first are cached apart, so repeats are real repeats. */
 	readonly trial?: number;
+	/** Repeat number of a re-judging (rejudge --repeat): repeats after the first are cached apart, so the judge really answers again. */
+	readonly repeat?: number;
 	readonly signal?: AbortSignal;
 	/** Events of this call only (started, retried, done, failed), for per-episode listeners. */
 	readonly onEvent?: (event: CallEvent) => void;
