@@ -120,7 +120,11 @@ function whole(flags: Flags, name: string, flag: string, fallback: number, min: 
  */
 function spread<T>(list: readonly T[], id: (value: T) => string, region: (value: T) => string): T[] {
 	const byRegion = new Map<string, T[]>();
-	for (const value of list) byRegion.set(region(value), [...(byRegion.get(region(value)) ?? []), value]);
+	for (const value of list) {
+		const queue = byRegion.get(region(value));
+		if (queue) queue.push(value);
+		else byRegion.set(region(value), [value]);
+	}
 	const queues = [...byRegion.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([, values]) => values.sort((a, b) => fnv1a(id(a)) - fnv1a(id(b)) || (id(a) < id(b) ? -1 : 1)));
 	const out: T[] = [];
 	for (let round = 0; out.length < list.length; round++) for (const queue of queues) if (round < queue.length) out.push(queue[round]!);
@@ -244,7 +248,8 @@ async function evaluate(context: CommandContext): Promise<number> {
 		if (!flags['json']) io.stderr.write(`${evalLine(evaluation)}\n`);
 	};
 	const result = await evaluateItems({items, parallel, done, save, context: call, options: {bestOf, lambda}});
-	const rows = summarizeEvals(readEvals(evalsFile, io).filter((evaluation) => evaluation.policyModel === policyModel && items.some((item) => item.id === evaluation.itemId)));
+	const chosenIds = new Set(items.map((item) => item.id));
+	const rows = summarizeEvals(readEvals(evalsFile, io).filter((evaluation) => evaluation.policyModel === policyModel && chosenIds.has(evaluation.itemId)));
 	const interrupted = Boolean(io.signal?.aborted);
 	if (flags['json']) writeJson(io, {evals: evalsFile, evaluated: result.evaluated.length, skipped: result.skipped, errors: result.errors, rows, interrupted});
 	else {

@@ -68,7 +68,9 @@ export function runNoise(summaries: readonly SessionSummary[]): NoiseRow[] {
 		if (s.status !== 'completed' || s.threeH === null || s.rejudgeOf !== null) continue;
 		const setup = JSON.stringify([s.assistantModel, s.mode, s.language, s.judgeModel]);
 		const seeds = setups.get(setup) ?? new Map<string, SessionSummary[]>();
-		seeds.set(s.seedId, [...(seeds.get(s.seedId) ?? []), s]);
+		const runs = seeds.get(s.seedId);
+		if (runs) runs.push(s);
+		else seeds.set(s.seedId, [s]);
 		setups.set(setup, seeds);
 	}
 	const rows: NoiseRow[] = [];

@@ -31,7 +31,9 @@ export function summarizeEvals(evals: readonly SituatedEval[]): SituatedRow[] {
 	for (const evaluation of evals) {
 		for (const region of ['all', evaluation.region]) {
 			const key = `${evaluation.policyModel}\0${region}`;
-			groups.set(key, [...(groups.get(key) ?? []), evaluation]);
+			const group = groups.get(key);
+			if (group) group.push(evaluation);
+			else groups.set(key, [evaluation]);
 		}
 	}
 	return [...groups.entries()]
