@@ -35,8 +35,14 @@ export async function buildItems(input: BuildInput): Promise<BuildResult> {
 	const built: SituatedItem[] = [];
 	const normErrors: BuildResult['normErrors'] = [];
 	let skipped = 0;
+	const byNorm = new Map<string, SituatedItem[]>();
+	for (const item of input.existing) {
+		const list = byNorm.get(item.norm.id);
+		if (list) list.push(item);
+		else byNorm.set(item.norm.id, [item]);
+	}
 	await eachLimited(input.norms, input.parallel, input.context.signal, async (norm) => {
-		const mine = input.existing.filter((item) => item.norm.id === norm.id).sort((a, b) => a.chronotopeIndex - b.chronotopeIndex);
+		const mine = [...(byNorm.get(norm.id) ?? [])].sort((a, b) => a.chronotopeIndex - b.chronotopeIndex);
 		const done = new Set(mine.filter((item) => item.status !== 'failed').map((item) => item.chronotopeIndex));
 		if (Array.from({length: input.chronotopes}, (_, index) => index).every((index) => done.has(index))) {
 			skipped += input.chronotopes;
