@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
-import {writeFileSync} from 'node:fs';
+import {readFileSync, writeFileSync} from 'node:fs';
+import {z} from 'zod';
 import path from 'node:path';
 import {describe, it} from 'node:test';
 import type {Norm, Verification} from '../src/domain/situated.js';
 import {OUTCOME_CALIBRATION, calibrate, combinedReward, fitCalibration, quantile} from '../src/situated/calibrate.js';
+import {jsonlAppender, readJsonl} from '../src/situated/jsonl.js';
 import {normFromTaboo, readNormFile} from '../src/situated/norms.js';
 import {parsePolicyAnswer} from '../src/situated/policyAnswer.js';
 import {route} from '../src/situated/router.js';
@@ -160,5 +162,23 @@ describe('situated items: the report', () => {
 		assert.equal(all.normMatch!.mean, 0.5);
 		assert.equal(all.invalidRate, 0.25);
 		assert.equal(rows[1]!.outcomeCeiling!.mean, 4);
+	});
+});
+
+describe('situated items: JSONL files', () => {
+	it('keeps a whole last record that only lacks its newline, and cuts a half-written one', () => {
+		const dir = tempDir();
+		const file = path.join(dir, 'records.jsonl');
+		const Row = z.strictObject({id: z.string()});
+		writeFileSync(file, '{"id": "a"}\n{"id": "b"}');
+		assert.deepEqual(readJsonl(file, Row).records.map((row) => row.id), ['a', 'b']);
+		jsonlAppender(file).append({id: 'c'});
+		assert.deepEqual(readJsonl(file, Row).records.map((row) => row.id), ['a', 'b', 'c']);
+		writeFileSync(file, '{"id": "a"}\n{"id": "b');
+		const read = readJsonl(file, Row);
+		assert.equal(read.droppedLastLine, true);
+		assert.deepEqual(read.records.map((row) => row.id), ['a']);
+		jsonlAppender(file).append({id: 'c'});
+		assert.equal(readFileSync(file, 'utf8'), '{"id": "a"}\n{"id":"c"}\n');
 	});
 });

@@ -39,6 +39,15 @@ export function readJsonl<T>(file: string, schema: z.ZodType<T>): JsonlRead<T> {
 	return {records, droppedLastLine};
 }
 
+function parses(line: string): boolean {
+	try {
+		JSON.parse(line);
+		return true;
+	} catch {
+		return false;
+	}
+}
+
 /**
  * Opens `file` for appending records, one line each. A half-written last line left by a crash is cut
  * off first (readJsonl already dropped it), so the new records start on a line of their own.
@@ -47,7 +56,13 @@ export function jsonlAppender(file: string): {append(record: unknown): void} {
 	mkdirSync(path.dirname(file), {recursive: true});
 	if (existsSync(file)) {
 		const text = readFileSync(file, 'utf8');
-		if (text.length > 0 && !text.endsWith('\n')) truncateSync(file, Buffer.byteLength(text.slice(0, text.lastIndexOf('\n') + 1)));
+		if (text.length > 0 && !text.endsWith('\n')) {
+			const start = text.lastIndexOf('\n') + 1;
+			// A whole record without its newline (a hand-edited file) is kept and closed; only a line
+			// that does not parse, which readJsonl already dropped, is cut.
+			if (parses(text.slice(start))) appendFileSync(file, '\n');
+			else truncateSync(file, Buffer.byteLength(text.slice(0, start)));
+		}
 	}
 	return {append: (record) => appendFileSync(file, `${JSON.stringify(record)}\n`)};
 }
