@@ -145,6 +145,40 @@ describe('crisp command (offline)', () => {
 		assert.equal(bad.code, 2);
 	});
 
+	it('hands every valid answer to an external reward model and scores its best-of-N picks', async () => {
+		const samplesFile = path.join(dir, 'samples.jsonl');
+		const written = await cli('crisp', 'samples', '--out', samplesFile);
+		assert.equal(written.code, 0, written.stderr);
+		const forScoring = lines(samplesFile).map((line) => JSON.parse(line) as {id: string; culture: string; scenario: string; question: string; answer: string});
+		const evals = lines(evalsFile).map((line) => SituatedEval.parse(JSON.parse(line)));
+		const valid = evals.flatMap((evaluation) => evaluation.samples.filter((sample) => sample.answer));
+		assert.equal(forScoring.length, valid.length, 'one line per valid answer');
+		assert.ok(forScoring.every((sample) => sample.scenario && sample.question && sample.answer && !('outcome' in sample)), 'what a reward model reads, and no grades');
+		// A perfect reward model (its reward is the true outcome) always reaches the ceiling; a perverse one does not.
+		const outcomeOf = new Map<string, number>(evals.flatMap((evaluation) => evaluation.samples.map((sample) => [`${evaluation.itemId}#${evaluation.policyModel}#${sample.sample}`, sample.outcome?.score ?? 0] as const)));
+		const rewardsFile = path.join(dir, 'rewards.jsonl');
+		const rate = (sign: number) => writeFileSync(rewardsFile, forScoring.map((sample) => JSON.stringify({id: sample.id, reward: sign * outcomeOf.get(sample.id)!})).join('\n'));
+		rate(1);
+		const perfect = parseJson<Array<{rewardModel: {mean: number}; ceiling: {mean: number}; hitsCeiling: number; first: {mean: number}}>>((await cli('crisp', 'bon', '--rewards', rewardsFile, '--json')).stdout)[0]!;
+		assert.equal(perfect.hitsCeiling, 1);
+		assert.equal(perfect.rewardModel.mean, perfect.ceiling.mean);
+		rate(-1);
+		const perverse = parseJson<Array<{rewardModel: {mean: number}; ceiling: {mean: number}; hitsCeiling: number}>>((await cli('crisp', 'bon', '--rewards', rewardsFile, '--json')).stdout)[0]!;
+		assert.ok(perverse.rewardModel.mean < perfect.rewardModel.mean);
+		const firstOnly = parseJson<Array<{n: number; rewardModel: {mean: number}; first: {mean: number}}>>((await cli('crisp', 'bon', '--rewards', rewardsFile, '--n', '1', '--json')).stdout)[0]!;
+		assert.equal(firstOnly.n, 1);
+		const table = await cli('crisp', 'bon', '--rewards', rewardsFile);
+		assert.match(table.stdout, /REWARD MODEL\s+JUDGE\s+CEILING/);
+		writeFileSync(rewardsFile, `${JSON.stringify({id: forScoring[0]!.id, reward: 1})}\n{"id": "x"}\n`);
+		const bad = await cli('crisp', 'bon', '--rewards', rewardsFile);
+		assert.equal(bad.code, 2);
+		assert.match(bad.stderr, /line 2: needs a string "id" and a numeric "reward"/);
+		writeFileSync(rewardsFile, `${JSON.stringify({id: 'nothing#here#0', reward: 1})}\n`);
+		const stray = await cli('crisp', 'bon', '--rewards', rewardsFile);
+		assert.equal(stray.code, 2);
+		assert.match(stray.stderr, /crisp samples/);
+	});
+
 	it('calibrates raw rewards from a file and rejects a bad one', async () => {
 		const file = path.join(dir, 'rewards.txt');
 		writeFileSync(file, ['-20', '-7.5', '-2.078125', '1.7891', '9', '{"reward": 0}'].join('\n'));

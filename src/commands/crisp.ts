@@ -14,12 +14,14 @@ import {calibrate, fitCalibration} from '../situated/calibrate.js';
 import {jsonlAppender, readJsonl} from '../situated/jsonl.js';
 import {dedupe, normFromTaboo, readNormFile} from '../situated/norms.js';
 import {situatedPair, situatedSft} from '../situated/pairs.js';
+import {rewardBestOfN, sampleId, samplesForScoring} from '../situated/rewardBoN.js';
+import type {Estimate} from '../report/bootstrap.js';
 import {DEFAULT_MAX_ROUNDS} from '../situated/refine.js';
 import {buildItems, evaluateItems, latestById} from '../situated/run.js';
 import {summarizeEvals} from '../situated/summary.js';
 import type {Universe} from '../universe/load.js';
 import {writeFileAtomic} from '../util/atomicWrite.js';
-import {ExitCode, UserError} from '../util/errors.js';
+import {DataError, ExitCode, UserError} from '../util/errors.js';
 import {fnv1a} from '../util/hash.js';
 import {unknownMessage} from '../util/suggest.js';
 import {renderTable} from '../util/table.js';
@@ -29,7 +31,7 @@ registerSchema('norm', Norm, 'a cultural norm for situated items (crisp build --
 registerSchema('situated-item', SituatedItem, 'one built situated decision item with its refinement rounds (crisp build)');
 registerSchema('situated-eval', SituatedEval, 'one evaluated situated item: sampled answers, scores, best-of-N choice (crisp eval)');
 
-const SUBCOMMANDS = ['norms', 'build', 'show', 'eval', 'report', 'pairs', 'sft', 'calibrate'] as const;
+const SUBCOMMANDS = ['norms', 'build', 'show', 'eval', 'report', 'pairs', 'sft', 'samples', 'bon', 'calibrate'] as const;
 
 export const crispCommand: Command = {
 	name: 'crisp',
@@ -42,6 +44,8 @@ export const crispCommand: Command = {
 		'crisp report [--evals FILE] [--json]',
 		'crisp pairs [--min-margin M] [--items FILE] [--evals FILE] [--out FILE]',
 		'crisp sft [--min-outcome 5] [--min-match 2] [--items FILE] [--evals FILE] [--out FILE]',
+		'crisp samples [--items FILE] [--evals FILE] [--out FILE]      every valid answer, for an external reward model to score',
+		'crisp bon --rewards FILE [--n N] [--json]                       best-of-N with those scores: how good is the reward model\'s pick?',
 		'crisp calibrate --rewards FILE [--json]',
 	].join('\n    $ cultureconverse '),
 	flags: {
@@ -59,8 +63,9 @@ export const crispCommand: Command = {
 		minMargin: {type: 'number', description: 'pairs: fewest outcome points between chosen and rejected (default 1)'},
 		minOutcome: {type: 'number', description: 'sft: lowest outcome score (1-5) of the best-of-N answer kept (default 5)'},
 		minMatch: {type: 'number', description: 'sft: lowest norm match (0-2) of the best-of-N answer kept (default 2)'},
-		rewards: {type: 'string', description: 'calibrate: raw rewards, one number per line (or JSONL with a "reward" field)'},
-		out: {type: 'string', description: 'pairs, sft: write the JSONL here (atomically) instead of stdout'},
+		rewards: {type: 'string', description: 'bon: JSONL of {"id", "reward"} for the ids of `crisp samples`; calibrate: raw rewards, one number per line (or JSONL with a "reward" field)'},
+		n: {type: 'number', description: 'bon: only the first N samples of each item (default all)'},
+		out: {type: 'string', description: 'pairs, sft, samples: write the JSONL here (atomically) instead of stdout'},
 		json: {type: 'boolean', description: 'Print JSON'},
 		...runtimeFlags,
 	},
@@ -82,6 +87,10 @@ export const crispCommand: Command = {
 				return pairs(context);
 			case 'sft':
 				return sft(context);
+			case 'samples':
+				return samples(context);
+			case 'bon':
+				return bestOfN(context);
 			case 'calibrate':
 				return calibrateRewards(context);
 			default:
@@ -291,8 +300,79 @@ function sft({flags, io}: CommandContext): number {
 	});
 }
 
+/** `crisp samples`: every valid sampled answer with what a reward model reads (culture, scenario, question, answer). */
+function samples({flags, io}: CommandContext): number {
+	return exportJsonl({flags, io}, 'sample', (evaluation, item) => {
+		const list = samplesForScoring(evaluation, item);
+		return list.length > 0 ? {records: list} : {skip: item ? 'no valid answer' : 'item not found'};
+	});
+}
+
+/** `crisp bon`: best-of-N picked by external rewards, judged by the outcome grades already made. */
+function bestOfN({flags, io}: CommandContext): number {
+	const file = flags['rewards'];
+	if (typeof file !== 'string') throw new UserError('Usage: cultureconverse crisp bon --rewards FILE (JSONL of {"id": ..., "reward": ...} for the ids `crisp samples` wrote)');
+	const n = flags['n'] === undefined ? undefined : whole(flags, 'n', 'n', 1, 1, 1024);
+	const rewards = readRewardFile(path.resolve(io.cwd, file));
+	const {evals: evalsFile} = files(flags, io);
+	const evals = readEvals(evalsFile, io);
+	if (evals.length === 0) throw new UserError(`No evaluation in ${evalsFile}: run \`cultureconverse crisp eval --best-of 8\` first.`);
+	const known = new Set(evals.flatMap((evaluation) => evaluation.samples.map((sample) => sampleId(evaluation, sample.sample))));
+	const stray = [...rewards.keys()].filter((id) => !known.has(id));
+	if (stray.length === rewards.size) throw new UserError(`None of the ${rewards.size} reward id(s) in ${file} is a sample of ${evalsFile} (ids look like ${[...known][0] ?? '<item>#<model>#<sample>'}; write them with \`crisp samples\`).`);
+	if (stray.length > 0) io.stderr.write(`Note: ${stray.length} reward id(s) match no sample and were ignored (${stray.slice(0, 3).join(', ')}${stray.length > 3 ? ', ...' : ''}).\n`);
+	const rows = rewardBestOfN(evals, rewards, n);
+	if (flags['json']) {
+		writeJson(io, rows);
+		return ExitCode.ok;
+	}
+	const e = (estimate: Estimate | null) => (estimate ? `${estimate.mean.toFixed(2)} [${estimate.lo.toFixed(2)}, ${estimate.hi.toFixed(2)}]` : '–');
+	write(io, 'Best-of-N by an external reward model: the outcome grade (1-5; invalid = 0) of each pick, with 95% bootstrap intervals.');
+	write(io, renderTable(rows, [
+		{header: 'POLICY', value: (row) => row.policyModel, max: 24},
+		{header: 'ITEMS', value: (row) => row.items, align: 'right'},
+		{header: 'N', value: (row) => row.n, align: 'right'},
+		{header: 'FIRST', value: (row) => e(row.first)},
+		{header: 'RANDOM', value: (row) => (row.random ? row.random.mean.toFixed(2) : '–'), align: 'right'},
+		{header: 'REWARD MODEL', value: (row) => e(row.rewardModel)},
+		{header: 'JUDGE', value: (row) => e(row.judge)},
+		{header: 'CEILING', value: (row) => (row.ceiling ? row.ceiling.mean.toFixed(2) : '–'), align: 'right'},
+		{header: 'RM = CEILING', value: (row) => (row.hitsCeiling === null ? '–' : `${Math.round(row.hitsCeiling * 100)}%`), align: 'right'},
+		{header: 'UNSCORED', value: (row) => row.unscored, align: 'right'},
+	]));
+	return ExitCode.ok;
+}
+
+/** `{"id", "reward"}` per line; a line without a numeric reward or a duplicate id names its line. */
+function readRewardFile(file: string): Map<string, number> {
+	let text: string;
+	try {
+		text = readFileSync(file, 'utf8');
+	} catch (error) {
+		throw new UserError(`Cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}.`);
+	}
+	const rewards = new Map<string, number>();
+	const problems: string[] = [];
+	text.split('\n').forEach((line, index) => {
+		if (!line.trim()) return;
+		let row: {id?: unknown; reward?: unknown};
+		try {
+			row = JSON.parse(line) as typeof row;
+		} catch {
+			problems.push(`line ${index + 1}: not valid JSON`);
+			return;
+		}
+		if (typeof row.id !== 'string' || typeof row.reward !== 'number' || !Number.isFinite(row.reward)) problems.push(`line ${index + 1}: needs a string "id" and a numeric "reward"`);
+		else if (rewards.has(row.id)) problems.push(`line ${index + 1}: ${row.id} is scored twice`);
+		else rewards.set(row.id, row.reward);
+	});
+	if (problems.length > 0) throw new DataError(file, problems.slice(0, 20));
+	if (rewards.size === 0) throw new UserError(`${file} holds no rewards.`);
+	return rewards;
+}
+
 /** One JSONL record per evaluation that yields one, to --out (atomically) or stdout; what was left out, and why, on stderr. */
-function exportJsonl({flags, io}: Pick<CommandContext, 'flags' | 'io'>, noun: string, make: (evaluation: SituatedEval, item: SituatedItem | undefined) => {record: unknown} | {skip: string}): number {
+function exportJsonl({flags, io}: Pick<CommandContext, 'flags' | 'io'>, noun: string, make: (evaluation: SituatedEval, item: SituatedItem | undefined) => {record: unknown} | {records: readonly unknown[]} | {skip: string}): number {
 	const {items: itemsFile, evals: evalsFile} = files(flags, io);
 	const items = new Map(readItems(itemsFile, io).map((item) => [item.id, item]));
 	const evals = readEvals(evalsFile, io);
@@ -302,6 +382,7 @@ function exportJsonl({flags, io}: Pick<CommandContext, 'flags' | 'io'>, noun: st
 	for (const evaluation of evals) {
 		const result = make(evaluation, items.get(evaluation.itemId));
 		if ('record' in result) out.push(result.record);
+		else if ('records' in result) out.push(...result.records);
 		else skipped[result.skip] = (skipped[result.skip] ?? 0) + 1;
 	}
 	const text = out.map((record) => JSON.stringify(record)).join('\n') + (out.length > 0 ? '\n' : '');
