@@ -42,7 +42,7 @@ export function HomeScreen({universe, sessionsDir, width, onChoose}: Props) {
 			<Text> </Text>
 			<ListView rows={ITEMS.map((item) => `${item.key}  ${item.label}`)} selected={selected} height={ITEMS.length} width={Math.min(width, 100) - 4} />
 			<Text> </Text>
-			<Text dimColor>↑↓ Enter choose · n s ? q directly</Text>
+			<Text dimColor>↑↓ Enter choose · n s c ? q directly</Text>
 			<Text dimColor wrap="wrap">
 				From the shell: cultureconverse batch (many episodes, resumable) · report (tables with CIs) · export sft|pairs (training data) · crisp (situated decision items)
 			</Text>
