@@ -16,6 +16,7 @@ import {ExitCode, UserError} from '../util/errors.js';
 import {unknownMessage} from '../util/suggest.js';
 import {renderTable} from '../util/table.js';
 import {episodeFlags} from './run.js';
+import {wholeFlag} from './flagValues.js';
 import {filterFlags, seedFilter} from './seeds.js';
 import {type Command, type CommandContext, type Flags, type FlagSpec, type IO, write, writeJson} from './types.js';
 
@@ -70,12 +71,7 @@ function given(flags: Flags, names: readonly string[]): string[] {
 }
 
 function selectionOf(flags: Flags, io: IO): BatchSelection {
-	const whole = (name: string, min: number, max: number): number | null => {
-		const value = flags[name];
-		if (value === undefined) return null;
-		if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) throw new UserError(`--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} must be a whole number from ${min} to ${max}, got ${String(value)}.`);
-		return value;
-	};
+	const whole = (name: string, min: number, max: number) => wholeFlag(flags, name, {min, max});
 	const seedFile = typeof flags['seedFile'] === 'string' ? flags['seedFile'] : null;
 	if (seedFile && given(flags, Object.keys(filterFlags)).length > 0) throw new UserError('--seed-file lists the seeds itself: drop the seed filters, or drop --seed-file.');
 	const filter = seedFilter(flags);
@@ -140,8 +136,7 @@ async function runOrResume(context: CommandContext): Promise<number> {
 	}
 
 	const todo = itemsToRun(manifest, !flags['skipErrors']).length;
-	const parallel = typeof flags['parallel'] === 'number' ? flags['parallel'] : runtime.settings.concurrency;
-	if (!Number.isInteger(parallel) || parallel < 1 || parallel > 256) throw new UserError(`--parallel must be a whole number from 1 to 256, got ${String(flags['parallel'])}.`);
+	const parallel = wholeFlag(flags, 'parallel', {min: 1, max: 256}, runtime.settings.concurrency);
 	const mode = flags['jsonl'] ? 'jsonl' : flags['json'] ? 'json' : 'text';
 	if (mode === 'text') {
 		if (runtime.settings.offline) io.stderr.write(chalk.yellow('Offline mock provider: no model endpoint is configured (set OPENAI_BASE_URL / OPENAI_API_KEY). Output is deterministic filler, not a measurement.\n'));

@@ -8,6 +8,7 @@ import {Norm, SituatedEval, SituatedItem, isKept} from '../domain/situated.js';
 import {REGION_CODES, type RegionCode} from '../domain/universe.js';
 import {resolveKbLocation} from '../kb/knowledgeBase.js';
 import {loadKbSources} from '../kb/sources.js';
+import {fixed, percent, withInterval} from '../present/numbers.js';
 import {buildTally, evalLine, formatItem, itemLine, reportTable} from '../present/situated.js';
 import type {CallContext} from '../situated/agents.js';
 import {calibrate, fitCalibration} from '../situated/calibrate.js';
@@ -15,7 +16,6 @@ import {jsonlAppender, readJsonl} from '../situated/jsonl.js';
 import {dedupe, normFromTaboo, readNormFile} from '../situated/norms.js';
 import {situatedPair, situatedSft} from '../situated/pairs.js';
 import {rewardBestOfN, sampleId, samplesForScoring} from '../situated/rewardBoN.js';
-import type {Estimate} from '../report/bootstrap.js';
 import {DEFAULT_MAX_ROUNDS} from '../situated/refine.js';
 import {buildItems, evaluateItems, latestById} from '../situated/run.js';
 import {summarizeEvals} from '../situated/summary.js';
@@ -25,6 +25,7 @@ import {DataError, ExitCode, UserError} from '../util/errors.js';
 import {fnv1a} from '../util/hash.js';
 import {unknownMessage} from '../util/suggest.js';
 import {renderTable} from '../util/table.js';
+import {wholeFlag} from './flagValues.js';
 import {type Command, type CommandContext, type Flags, type IO, write, writeJson} from './types.js';
 
 registerSchema('norm', Norm, 'a cultural norm for situated items (crisp build --norms FILE takes JSONL of these)');
@@ -117,12 +118,6 @@ function regions(flags: Flags): ReadonlySet<RegionCode> | null {
 	);
 }
 
-function whole(flags: Flags, name: string, flag: string, fallback: number, min: number, max: number): number {
-	const value = flags[name] ?? fallback;
-	if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) throw new UserError(`--${flag} must be a whole number from ${min} to ${max}, got ${String(flags[name])}.`);
-	return value;
-}
-
 /**
  * A stable spread: regions take turns, and within a region the order is a hash of the id, so --limit
  * takes a mix of regions and the same selection every time.
@@ -147,7 +142,7 @@ function selectNorms({flags, io, universe}: CommandContext): Norm[] {
 	const ids = (flags['norm'] as string[] | undefined) ?? [];
 	for (const id of ids) if (!all.some((norm) => norm.id === id)) throw new UserError(unknownMessage('norm', id, all.map((norm) => norm.id)));
 	let chosen = all.filter((norm) => (!wanted || wanted.has(norm.region)) && (ids.length === 0 || ids.includes(norm.id)));
-	if (flags['limit'] !== undefined) chosen = spread(chosen, (norm) => norm.id, (norm) => norm.region).slice(0, whole(flags, 'limit', 'limit', 0, 1, 1_000_000));
+	if (flags['limit'] !== undefined) chosen = spread(chosen, (norm) => norm.id, (norm) => norm.region).slice(0, wholeFlag(flags, 'limit', {min: 1}, 0));
 	return chosen;
 }
 
@@ -165,7 +160,7 @@ function callContext(context: CommandContext) {
 	const runtime = createRuntime({flags: context.flags, io: context.io, universe: context.universe()});
 	if (runtime.settings.offline && !context.flags['json']) context.io.stderr.write(chalk.yellow('Offline mock provider: no model endpoint is configured (set OPENAI_BASE_URL / OPENAI_API_KEY). Items and scores are deterministic filler marked [mock], not a measurement.\n'));
 	const call: CallContext = {gateway: runtime.gateway, signal: context.io.signal};
-	return {runtime, call, parallel: whole(context.flags, 'parallel', 'parallel', 4, 1, 256)};
+	return {runtime, call, parallel: wholeFlag(context.flags, 'parallel', {min: 1, max: 256}, 4)};
 }
 
 /** The latest record per key of a JSONL file, warning about a line an interrupted run cut off. */
@@ -192,8 +187,8 @@ async function build(context: CommandContext): Promise<number> {
 	const {flags, io} = context;
 	const norms = selectNorms(context);
 	if (norms.length === 0) throw new UserError('No norm matches these flags (see `cultureconverse crisp norms`).');
-	const chronotopes = whole(flags, 'chronotopes', 'chronotopes', 3, 1, 10);
-	const maxRounds = whole(flags, 'maxRounds', 'max-rounds', DEFAULT_MAX_ROUNDS, 1, 20);
+	const chronotopes = wholeFlag(flags, 'chronotopes', {min: 1, max: 10}, 3);
+	const maxRounds = wholeFlag(flags, 'maxRounds', {min: 1, max: 20}, DEFAULT_MAX_ROUNDS);
 	const {items: file} = files(flags, io);
 	const existing = readItems(file, io);
 	const {runtime, call, parallel} = callContext(context);
@@ -244,8 +239,8 @@ async function evaluate(context: CommandContext): Promise<number> {
 	const wanted = regions(flags);
 	let items = readItems(itemsFile, io).filter(isKept).filter((item) => !wanted || wanted.has(item.norm.region));
 	if (items.length === 0) throw new UserError(`No kept item to evaluate in ${itemsFile}${wanted ? ' for these regions' : ''}: run \`cultureconverse crisp build\` first.`);
-	if (flags['limit'] !== undefined) items = spread(items, (item) => item.id, (item) => item.norm.region).slice(0, whole(flags, 'limit', 'limit', 0, 1, 1_000_000));
-	const bestOf = whole(flags, 'bestOf', 'best-of', 1, 1, 64);
+	if (flags['limit'] !== undefined) items = spread(items, (item) => item.id, (item) => item.norm.region).slice(0, wholeFlag(flags, 'limit', {min: 1}, 0));
+	const bestOf = wholeFlag(flags, 'bestOf', {min: 1, max: 64}, 1);
 	const lambda = flags['lambda'] ?? 0.5;
 	if (typeof lambda !== 'number' || lambda < 0 || lambda > 10) throw new UserError(`--lambda must be a number from 0 to 10, got ${String(flags['lambda'])}.`);
 	const {runtime, call, parallel} = callContext(context);
@@ -312,7 +307,7 @@ function samples({flags, io}: CommandContext): number {
 function bestOfN({flags, io}: CommandContext): number {
 	const file = flags['rewards'];
 	if (typeof file !== 'string') throw new UserError('Usage: cultureconverse crisp bon --rewards FILE (JSONL of {"id": ..., "reward": ...} for the ids `crisp samples` wrote)');
-	const n = flags['n'] === undefined ? undefined : whole(flags, 'n', 'n', 1, 1, 1024);
+	const n = flags['n'] === undefined ? undefined : wholeFlag(flags, 'n', {min: 1, max: 1024}, 1);
 	const rewards = readRewardFile(path.resolve(io.cwd, file));
 	const {evals: evalsFile} = files(flags, io);
 	const evals = readEvals(evalsFile, io);
@@ -326,18 +321,17 @@ function bestOfN({flags, io}: CommandContext): number {
 		writeJson(io, rows);
 		return ExitCode.ok;
 	}
-	const e = (estimate: Estimate | null) => (estimate ? `${estimate.mean.toFixed(2)} [${estimate.lo.toFixed(2)}, ${estimate.hi.toFixed(2)}]` : '–');
 	write(io, 'Best-of-N by an external reward model: the outcome grade (1-5; invalid = 0) of each pick, with 95% bootstrap intervals.');
 	write(io, renderTable(rows, [
 		{header: 'POLICY', value: (row) => row.policyModel, max: 24},
 		{header: 'ITEMS', value: (row) => row.items, align: 'right'},
 		{header: 'N', value: (row) => row.n, align: 'right'},
-		{header: 'FIRST', value: (row) => e(row.first)},
-		{header: 'RANDOM', value: (row) => (row.random ? row.random.mean.toFixed(2) : '–'), align: 'right'},
-		{header: 'REWARD MODEL', value: (row) => e(row.rewardModel)},
-		{header: 'JUDGE', value: (row) => e(row.judge)},
-		{header: 'CEILING', value: (row) => (row.ceiling ? row.ceiling.mean.toFixed(2) : '–'), align: 'right'},
-		{header: 'RM = CEILING', value: (row) => (row.hitsCeiling === null ? '–' : `${Math.round(row.hitsCeiling * 100)}%`), align: 'right'},
+		{header: 'FIRST', value: (row) => withInterval(row.first)},
+		{header: 'RANDOM', value: (row) => fixed(row.random?.mean), align: 'right'},
+		{header: 'REWARD MODEL', value: (row) => withInterval(row.rewardModel)},
+		{header: 'JUDGE', value: (row) => withInterval(row.judge)},
+		{header: 'CEILING', value: (row) => fixed(row.ceiling?.mean), align: 'right'},
+		{header: 'RM = CEILING', value: (row) => percent(row.hitsCeiling), align: 'right'},
 		{header: 'UNSCORED', value: (row) => row.unscored, align: 'right'},
 	]));
 	return ExitCode.ok;

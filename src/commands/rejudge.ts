@@ -2,11 +2,13 @@ import chalk from 'chalk';
 import {createRuntime, runtimeFlags} from '../app/runtime.js';
 import {JudgeMode, type Session} from '../domain/session.js';
 import {EpisodeEngine} from '../episode/engine.js';
+import {fixed, percent, signed} from '../present/numbers.js';
 import {rejudgeCopy, rejudgeable, rejudgeId} from '../episode/rejudge.js';
 import {type JudgeJudgeRow, judgeJudgeAgreement} from '../report/judgePairs.js';
 import {ExitCode, UserError, errorMessage} from '../util/errors.js';
 import {eachLimited} from '../util/limited.js';
 import {renderTable} from '../util/table.js';
+import {wholeFlag} from './flagValues.js';
 import {selectSessions, sessionFilterFlags} from './sessions.js';
 import {type Command, write, writeJson} from './types.js';
 
@@ -29,10 +31,8 @@ export const rejudgeCommand: Command = {
 		...runtimeFlags,
 	},
 	async run({args, flags, io, universe}) {
-		const parallel = flags['parallel'] ?? 4;
-		if (typeof parallel !== 'number' || !Number.isInteger(parallel) || parallel < 1 || parallel > 64) throw new UserError(`--parallel must be a whole number from 1 to 64, got ${String(flags['parallel'])}.`);
-		const repeat = flags['repeat'] ?? 1;
-		if (typeof repeat !== 'number' || !Number.isInteger(repeat) || repeat < 1 || repeat > 100) throw new UserError(`--repeat must be a whole number from 1 to 100, got ${String(flags['repeat'])}.`);
+		const parallel = wholeFlag(flags, 'parallel', {min: 1, max: 64}, 4);
+		const repeat = wholeFlag(flags, 'repeat', {min: 1, max: 100}, 1);
 		const modeFlag = flags['judgeMode'];
 		if (modeFlag !== undefined && !JudgeMode.safeParse(modeFlag).success) throw new UserError(`--judge-mode must be separate or combined, got '${String(modeFlag)}'.`);
 		const runtime = createRuntime({flags, io, universe: universe()});
@@ -107,23 +107,21 @@ export const rejudgeCommand: Command = {
 	},
 };
 
-const fmt = (value: number | null, digits = 2) => (value === null ? '–' : value.toFixed(digits));
-const pct = (value: number | null) => (value === null ? '–' : `${Math.round(value * 100)}%`);
 
 function line(original: Session, copy: Session): string {
-	return `${original.id} → ${copy.id}  3H ${fmt(original.judge?.threeH ?? null)} → ${fmt(copy.judge?.threeH ?? null)}  TDQ ${fmt(original.judge?.tdq ?? null)} → ${fmt(copy.judge?.tdq ?? null)}`;
+	return `${original.id} → ${copy.id}  3H ${fixed(original.judge?.threeH ?? null)} → ${fixed(copy.judge?.threeH ?? null)}  TDQ ${fixed(original.judge?.tdq ?? null)} → ${fixed(copy.judge?.tdq ?? null)}`;
 }
 
 function agreementTable(rows: readonly JudgeJudgeRow[]): string {
 	return renderTable(rows, [
 		{header: 'METRIC', value: (row) => row.metric},
 		{header: 'N', value: (row) => row.n, align: 'right'},
-		{header: 'MEAN A', value: (row) => fmt(row.meanA), align: 'right'},
-		{header: 'MEAN B', value: (row) => fmt(row.meanB), align: 'right'},
-		{header: 'B − A', value: (row) => (row.shift === null ? '–' : `${row.shift >= 0 ? '+' : ''}${row.shift.toFixed(2)}`), align: 'right'},
-		{header: 'EXACT', value: (row) => pct(row.exact), align: 'right'},
-		{header: '±1', value: (row) => pct(row.withinOne), align: 'right'},
-		{header: 'SPEARMAN', value: (row) => fmt(row.spearman), align: 'right'},
-		{header: 'KAPPA', value: (row) => fmt(row.kappa), align: 'right'},
+		{header: 'MEAN A', value: (row) => fixed(row.meanA), align: 'right'},
+		{header: 'MEAN B', value: (row) => fixed(row.meanB), align: 'right'},
+		{header: 'B − A', value: (row) => signed(row.shift), align: 'right'},
+		{header: 'EXACT', value: (row) => percent(row.exact), align: 'right'},
+		{header: '±1', value: (row) => percent(row.withinOne), align: 'right'},
+		{header: 'SPEARMAN', value: (row) => fixed(row.spearman), align: 'right'},
+		{header: 'KAPPA', value: (row) => fixed(row.kappa), align: 'right'},
 	]);
 }

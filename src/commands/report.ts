@@ -3,6 +3,7 @@ import path from 'node:path';
 import {sessionsDir} from '../app/runtime.js';
 import {METRICS} from '../domain/session.js';
 import type {SessionSummary} from '../domain/sessionSummary.js';
+import {fixed, percentWithInterval, signed, withInterval} from '../present/numbers.js';
 import {buildReport, type Report, type ReportRow, reportable, type Slice, SLICES} from '../report/aggregate.js';
 import {type MetricDistribution, scoreDistribution, trapGaps} from '../report/distribution.js';
 import {judgeHumanAgreement} from '../report/agreement.js';
@@ -13,6 +14,7 @@ import {ratingsFile} from '../store/ratingStore.js';
 import {ExitCode, UserError} from '../util/errors.js';
 import {unknownMessage} from '../util/suggest.js';
 import {renderTable} from '../util/table.js';
+import {wholeFlag} from './flagValues.js';
 import {selectSessions, sessionFilterFlags} from './sessions.js';
 import {type Command, type Flags, type IO, write, writeJson} from './types.js';
 
@@ -43,8 +45,7 @@ export const reportCommand: Command = {
 		const by = parseSlices(flags['by']);
 		const format = typeof flags['format'] === 'string' ? flags['format'] : 'text';
 		if (!(FORMATS as readonly string[]).includes(format)) throw new UserError(unknownMessage('format', format, FORMATS));
-		const resamples = flags['resamples'] === undefined ? 2000 : flags['resamples'];
-		if (typeof resamples !== 'number' || !Number.isInteger(resamples) || resamples < 100 || resamples > 100_000) throw new UserError(`--resamples must be a whole number from 100 to 100000, got ${String(flags['resamples'])}.`);
+		const resamples = wholeFlag(flags, 'resamples', {min: 100, max: 100_000}, 2000);
 		const chosen = chooseSessions(flags, io);
 		const report = buildReport(chosen, by, {resamples, seed: typeof flags['seed'] === 'string' ? flags['seed'] : undefined, includeMock: Boolean(flags['includeMock'])});
 		if (flags['json']) {
@@ -90,14 +91,13 @@ function scores(flags: Flags, io: IO): number {
 		writeJson(io, rows);
 		return ExitCode.ok;
 	}
-	const f = (value: number | null) => (value === null ? '–' : value.toFixed(2));
 	write(io, `Judge score distribution over ${Math.max(...rows.map((row) => row.n))} scored episode(s)`);
 	write(io, renderTable(rows, [
 		{header: 'METRIC', value: (row) => row.metric},
 		{header: 'N', value: (row) => row.n, align: 'right'},
-		{header: 'MEAN', value: (row) => f(row.mean), align: 'right'},
-		{header: 'SD', value: (row) => f(row.sd), align: 'right'},
-		{header: 'MEDIAN', value: (row) => f(row.median), align: 'right'},
+		{header: 'MEAN', value: (row) => fixed(row.mean), align: 'right'},
+		{header: 'SD', value: (row) => fixed(row.sd), align: 'right'},
+		{header: 'MEDIAN', value: (row) => fixed(row.median), align: 'right'},
 		...[1, 2, 3, 4, 5].map((score) => ({header: `%${score}`, value: (row: MetricDistribution) => (row.shares[score - 1]! * 100).toFixed(1), align: 'right' as const})),
 	]));
 	return ExitCode.ok;
@@ -115,9 +115,9 @@ function traps(flags: Flags, io: IO): number {
 		{header: 'MODEL', value: (row) => row.model, max: 28},
 		{header: 'N STD', value: (row) => row.standard?.n ?? 0, align: 'right'},
 		{header: 'N TRAP', value: (row) => row.trap?.n ?? 0, align: 'right'},
-		{header: 'STANDARD 3H', value: (row) => est(row.standard)},
-		{header: 'TRAP 3H', value: (row) => est(row.trap)},
-		{header: 'Δ 3H', value: (row) => (row.delta ? `${row.delta.mean >= 0 ? '+' : ''}${row.delta.mean.toFixed(2)} [${row.delta.lo.toFixed(2)}, ${row.delta.hi.toFixed(2)}]` : '–')},
+		{header: 'STANDARD 3H', value: (row) => withInterval(row.standard)},
+		{header: 'TRAP 3H', value: (row) => withInterval(row.trap)},
+		{header: 'Δ 3H', value: (row) => (row.delta ? `${signed(row.delta.mean)} [${fixed(row.delta.lo)}, ${fixed(row.delta.hi)}]` : '–')},
 	]));
 	return ExitCode.ok;
 }
@@ -130,7 +130,7 @@ function noise(flags: Flags, io: IO): number {
 		writeJson(io, rows);
 		return ExitCode.ok;
 	}
-	const sd = (spread: Spread | null, pick: (spread: Spread) => number) => (spread ? pick(spread).toFixed(2) : '–');
+	const sd = (spread: Spread | null, pick: (spread: Spread) => number) => fixed(spread ? pick(spread) : null);
 	write(io, 'Run-to-run noise: seeds run more than once under the same setup. WITHIN SD is how much one seed moves between repeats; MIN DIFF is the smallest gap between two single runs over these seeds that exceeds that noise at 95%.');
 	write(io, renderTable(rows, [
 		{header: 'MODEL', value: (row) => row.model, max: 24},
@@ -167,19 +167,18 @@ function agreement(flags: Flags, io: IO): number {
 		writeJson(io, {ratings: known.length, raters, sessions: new Set(known.map((rating) => rating.session)).size, metrics: rows});
 		return ExitCode.ok;
 	}
-	const r = (value: number | null) => (value === null ? '–' : value.toFixed(2));
 	write(io, `${known.length} rating(s) by ${raters} rater(s) of ${new Set(known.map((rating) => rating.session)).size} session(s); agreement intervals are 95% bootstrap`);
 	write(io, renderTable(rows, [
 		{header: 'METRIC', value: (row) => row.metric},
 		{header: 'N', value: (row) => row.n, align: 'right'},
-		{header: 'PEARSON', value: (row) => r(row.pearson), align: 'right'},
-		{header: 'SPEARMAN', value: (row) => r(row.spearman), align: 'right'},
-		{header: 'EXACT', value: (row) => pct(row.exact), align: 'right'},
-		{header: 'WITHIN 1', value: (row) => pct(row.withinOne), align: 'right'},
-		{header: 'KAPPA(QW)', value: (row) => r(row.kappa), align: 'right'},
-		{header: 'BIAS', value: (row) => (row.bias === null ? '–' : `${row.bias >= 0 ? '+' : ''}${row.bias.toFixed(2)}`), align: 'right'},
-		{header: 'α HUMANS', value: (row) => r(row.humanAlpha), align: 'right'},
-		{header: 'α +JUDGE', value: (row) => r(row.withJudgeAlpha), align: 'right'},
+		{header: 'PEARSON', value: (row) => fixed(row.pearson), align: 'right'},
+		{header: 'SPEARMAN', value: (row) => fixed(row.spearman), align: 'right'},
+		{header: 'EXACT', value: (row) => percentWithInterval(row.exact), align: 'right'},
+		{header: 'WITHIN 1', value: (row) => percentWithInterval(row.withinOne), align: 'right'},
+		{header: 'KAPPA(QW)', value: (row) => fixed(row.kappa), align: 'right'},
+		{header: 'BIAS', value: (row) => signed(row.bias), align: 'right'},
+		{header: 'α HUMANS', value: (row) => fixed(row.humanAlpha), align: 'right'},
+		{header: 'α +JUDGE', value: (row) => fixed(row.withJudgeAlpha), align: 'right'},
 	]));
 	return ExitCode.ok;
 }
@@ -192,9 +191,6 @@ function parseSlices(value: unknown): Slice[] {
 	return [...new Set(parts)] as Slice[];
 }
 
-const num = (value: number) => value.toFixed(2);
-const est = (estimate: Estimate | null) => (estimate ? `${num(estimate.mean)} [${num(estimate.lo)}, ${num(estimate.hi)}]` : '–');
-const pct = (estimate: Estimate | null) => (estimate ? `${Math.round(estimate.mean * 100)}% [${Math.round(estimate.lo * 100)}, ${Math.round(estimate.hi * 100)}]` : '–');
 
 /** The table as strings: slice columns (left-aligned), then figures. */
 function rowsFor(report: Report, withMetrics: boolean): {columns: string[]; rows: string[][]; textColumns: number} {
@@ -203,10 +199,10 @@ function rowsFor(report: Report, withMetrics: boolean): {columns: string[]; rows
 		...report.by.map((slice, index) => (label !== null ? (index === 0 ? label : '') : (row.slice[slice] ?? ''))),
 		String(row.n),
 		String(row.errors),
-		est(row.threeH),
-		est(row.tdq),
-		pct(row.clean),
-		...(withMetrics ? METRICS.map((metric) => (row.metrics[metric] ? num(row.metrics[metric]!.mean) : '–')) : []),
+		withInterval(row.threeH),
+		withInterval(row.tdq),
+		percentWithInterval(row.clean),
+		...(withMetrics ? METRICS.map((metric) => (row.metrics[metric] ? fixed(row.metrics[metric]!.mean) : '–')) : []),
 	];
 	const rows = [...report.rows.map((row) => cells(row, null))];
 	if (report.by.length > 0) rows.push(cells(report.overall, 'all'));

@@ -11,8 +11,8 @@ import {UserError} from '../util/errors.js';
 import {unknownMessage} from '../util/suggest.js';
 import {renderTable} from '../util/table.js';
 import {type Command, type Flags, type FlagSpec, type IO, write, writeJson} from './types.js';
+import {fixed} from '../present/numbers.js';
 
-const fmt = (value: number | null) => (value === null ? '–' : value.toFixed(2));
 
 /** Which saved sessions a command works on; shared by sessions, report and export. */
 export const sessionFilterFlags = {
@@ -58,8 +58,8 @@ export const sessionsCommand: Command = {
 			{header: 'TEMPLATE', value: (s) => s.templateId, max: 34},
 			{header: 'TIER', value: (s) => s.tier},
 			{header: 'LANG', value: (s) => s.language},
-			{header: '3H', value: (s) => fmt(s.threeH), align: 'right'},
-			{header: 'TDQ', value: (s) => fmt(s.tdq), align: 'right'},
+			{header: '3H', value: (s) => fixed(s.threeH), align: 'right'},
+			{header: 'TDQ', value: (s) => fixed(s.tdq), align: 'right'},
 			{header: 'CLEAN', value: (s) => (s.clean === null ? '–' : s.clean ? 'yes' : 'no')},
 			{header: 'DATE', value: (s) => s.createdAt.slice(0, 16).replace('T', ' ')},
 		]));

@@ -1,8 +1,8 @@
 import chalk from 'chalk';
 import type {SituatedEval, SituatedItem} from '../domain/situated.js';
-import type {Estimate} from '../report/bootstrap.js';
 import type {SituatedRow} from '../situated/summary.js';
 import {renderTable} from '../util/table.js';
+import {fixed, withInterval} from './numbers.js';
 import {indent} from './text.js';
 
 const STATUS = {kept: chalk.green('kept     '), discarded: chalk.yellow('discarded'), failed: chalk.red('failed   ')} as const;
@@ -59,8 +59,6 @@ export function formatItem(item: SituatedItem): string {
 	return lines.join('\n');
 }
 
-const num = (value: number) => value.toFixed(2);
-const est = (estimate: Estimate | null) => (estimate ? `${num(estimate.mean)} [${num(estimate.lo)}, ${num(estimate.hi)}]` : '–');
 
 /** The situated report: outcome of one answer, of the best-of-N pick and its ceiling, norm match, invalid share. */
 export function reportTable(rows: readonly SituatedRow[]): string {
@@ -68,11 +66,11 @@ export function reportTable(rows: readonly SituatedRow[]): string {
 		{header: 'POLICY', value: (row) => row.policyModel, max: 24},
 		{header: 'REGION', value: (row) => row.region},
 		{header: 'ITEMS', value: (row) => row.items, align: 'right'},
-		{header: 'N', value: (row) => num(row.samplesPerItem), align: 'right'},
-		{header: 'OUTCOME@1 [95% CI]', value: (row) => est(row.outcome)},
-		{header: 'OUTCOME@BoN', value: (row) => est(row.outcomeBestOf)},
-		{header: 'CEILING', value: (row) => (row.outcomeCeiling ? num(row.outcomeCeiling.mean) : '–'), align: 'right'},
-		{header: 'NORM MATCH (0-2)', value: (row) => est(row.normMatch)},
+		{header: 'N', value: (row) => fixed(row.samplesPerItem), align: 'right'},
+		{header: 'OUTCOME@1 [95% CI]', value: (row) => withInterval(row.outcome)},
+		{header: 'OUTCOME@BoN', value: (row) => withInterval(row.outcomeBestOf)},
+		{header: 'CEILING', value: (row) => (row.outcomeCeiling ? fixed(row.outcomeCeiling.mean) : '–'), align: 'right'},
+		{header: 'NORM MATCH (0-2)', value: (row) => withInterval(row.normMatch)},
 		{header: 'INVALID', value: (row) => `${Math.round(row.invalidRate * 100)}%`, align: 'right'},
 	]);
 }

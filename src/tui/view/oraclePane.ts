@@ -2,8 +2,8 @@ import type {EvidenceHit} from '../../domain/kb.js';
 import {METRICS, type Session} from '../../domain/session.js';
 import {oracleView} from '../../episode/views.js';
 import {type Block, BlockCache, type Line, line} from './lines.js';
+import {fixed} from '../../present/numbers.js';
 
-const fmt = (value: number | null) => (value === null ? '–' : value.toFixed(2));
 
 function hitLines(hit: EvidenceHit): Line[] {
 	const where = [hit.regions.join('/'), hit.severity ? `severity ${hit.severity}` : null, `score ${hit.score.toFixed(3)}`, hit.source].filter(Boolean).join(' · ');
@@ -38,7 +38,7 @@ export function oracleBlocks(session: Session, cache: BlockCache): Block[] {
 		}
 		blocks.push(
 			cache.get('judge-summary', [judge.threeH, judge.tdq, judge.clean, judge.violations], () => [
-				line(`3H ${fmt(judge.threeH)}   TDQ ${fmt(judge.tdq)}   clean ${judge.clean === null ? '–' : judge.clean ? 'yes' : 'NO'}`, judge.clean === false ? 'error' : 'accent', {indent: 2, bold: true}),
+				line(`3H ${fixed(judge.threeH)}   TDQ ${fixed(judge.tdq)}   clean ${judge.clean === null ? '–' : judge.clean ? 'yes' : 'NO'}`, judge.clean === false ? 'error' : 'accent', {indent: 2, bold: true}),
 				...judge.violations.map((violation) => line(`violation: ${violation.item} (${violation.evidence})`, 'error', {indent: 2, hang: 2})),
 				line(''),
 			]),

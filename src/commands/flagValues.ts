@@ -1,0 +1,20 @@
+import {UserError} from '../util/errors.js';
+import type {Flags} from './types.js';
+
+const kebab = (name: string) => name.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);
+
+/**
+ * A whole-number flag within [min, max] (no max: min or more). Absent, it is `fallback` (null when no
+ * fallback is given); anything else is a UserError naming the flag as the user typed it.
+ */
+export function wholeFlag(flags: Flags, name: string, range: {readonly min: number; readonly max?: number}, fallback: number): number;
+export function wholeFlag(flags: Flags, name: string, range: {readonly min: number; readonly max?: number}): number | null;
+export function wholeFlag(flags: Flags, name: string, range: {readonly min: number; readonly max?: number}, fallback?: number): number | null {
+	const value = flags[name];
+	if (value === undefined) return fallback ?? null;
+	const {min, max} = range;
+	if (typeof value !== 'number' || !Number.isInteger(value) || value < min || (max !== undefined && value > max)) {
+		throw new UserError(`--${kebab(name)} must be a whole number ${max === undefined ? `of ${min} or more` : `from ${min} to ${max}`}, got ${JSON.stringify(value)}.`);
+	}
+	return value;
+}
