@@ -9,6 +9,7 @@ import type {EpisodeEngine} from '../episode/engine.js';
 import type {EngineEvent} from '../episode/events.js';
 import type {BatchStore} from '../store/batchStore.js';
 import {errorMessage} from '../util/errors.js';
+import {eachLimited} from '../util/limited.js';
 
 export type BatchEvent =
 	| {readonly type: 'item_started'; readonly item: BatchItem; readonly resumed: boolean}
@@ -58,7 +59,7 @@ export async function runBatch(input: RunBatchInput): Promise<RunBatchResult> {
 	const {runtime, store, signal} = input;
 	const manifest = input.manifest;
 	const now = input.now ?? (() => new Date());
-	const queue = itemsToRun(manifest, input.retryErrors ?? true);
+	const todo = itemsToRun(manifest, input.retryErrors ?? true);
 	const calls: CallRecord[] = [];
 	let saving = Promise.resolve();
 	// Saves are chained so the file always ends with the latest state, whatever order workers finish in.
@@ -113,15 +114,7 @@ export async function runBatch(input: RunBatchInput): Promise<RunBatchResult> {
 	};
 
 	await save();
-	const workers = Array.from({length: Math.max(1, Math.min(input.parallel, queue.length))}, async () => {
-		for (;;) {
-			if (signal?.aborted) return;
-			const index = queue.shift();
-			if (index === undefined) return;
-			await runItem(index);
-		}
-	});
-	await Promise.all(workers);
+	await eachLimited(todo, input.parallel, signal, runItem);
 	await saving;
 	return {manifest, interrupted: Boolean(signal?.aborted) && manifest.items.some((item) => item.status !== 'completed' && item.status !== 'error'), calls};
 }
