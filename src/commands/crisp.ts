@@ -5,7 +5,7 @@ import type {z} from 'zod';
 import {createRuntime, runtimeFlags, sessionsDir} from '../app/runtime.js';
 import {registerSchema} from '../domain/registry.js';
 import {Norm, SituatedEval, SituatedItem, isKept} from '../domain/situated.js';
-import {REGION_CODES, type RegionCode} from '../domain/universe.js';
+import type {RegionCode} from '../domain/universe.js';
 import {resolveKbLocation} from '../kb/knowledgeBase.js';
 import {loadKbSources} from '../kb/sources.js';
 import {fixed, percent, withInterval} from '../present/numbers.js';
@@ -25,7 +25,7 @@ import {DataError, ExitCode, UserError} from '../util/errors.js';
 import {fnv1a} from '../util/hash.js';
 import {unknownMessage} from '../util/suggest.js';
 import {renderTable} from '../util/table.js';
-import {wholeFlag} from './flagValues.js';
+import {regionCode, wholeFlag} from './flagValues.js';
 import {type Command, type CommandContext, type Flags, type IO, write, writeJson} from './types.js';
 
 registerSchema('norm', Norm, 'a cultural norm for situated items (crisp build --norms FILE takes JSONL of these)');
@@ -109,13 +109,7 @@ const files = (flags: Flags, io: IO) => {
 function regions(flags: Flags): ReadonlySet<RegionCode> | null {
 	const list = (flags['region'] as string[] | undefined) ?? [];
 	if (list.length === 0) return null;
-	return new Set(
-		list.map((region) => {
-			const code = region.toUpperCase();
-			if (!(REGION_CODES as readonly string[]).includes(code)) throw new UserError(unknownMessage('region', region, REGION_CODES));
-			return code as RegionCode;
-		}),
-	);
+	return new Set(list.map(regionCode));
 }
 
 /**

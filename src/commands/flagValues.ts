@@ -1,4 +1,6 @@
+import {REGION_CODES, type RegionCode} from '../domain/universe.js';
 import {UserError} from '../util/errors.js';
+import {unknownMessage} from '../util/suggest.js';
 import type {Flags} from './types.js';
 
 const kebab = (name: string) => name.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);
@@ -17,4 +19,11 @@ export function wholeFlag(flags: Flags, name: string, range: {readonly min: numb
 		throw new UserError(`--${kebab(name)} must be a whole number ${max === undefined ? `of ${min} or more` : `from ${min} to ${max}`}, got ${JSON.stringify(value)}.`);
 	}
 	return value;
+}
+
+/** A region code as typed (any case), checked against the ten regions, with near matches when unknown. */
+export function regionCode(value: string): RegionCode {
+	const region = value.trim().toUpperCase();
+	if (!(REGION_CODES as readonly string[]).includes(region)) throw new UserError(unknownMessage('region', value, REGION_CODES));
+	return region as RegionCode;
 }

@@ -12,6 +12,7 @@ import {ExitCode, UserError} from '../util/errors.js';
 import {unknownMessage} from '../util/suggest.js';
 import {renderTable, truncate} from '../util/table.js';
 import {type Command, type CommandContext, type Flags, write, writeJson} from './types.js';
+import {regionCode} from './flagValues.js';
 
 const SUBCOMMANDS = ['import', 'build', 'search', 'stats', 'evidence'] as const;
 
@@ -97,7 +98,7 @@ async function runImport(context: CommandContext): Promise<number> {
 		kind: kindFlag(flags),
 		location,
 		name: stringFlag(flags, 'name'),
-		regions: stringFlag(flags, 'region') ? stringFlag(flags, 'region')!.split(',').map((region) => regionFlag(region.trim())) : undefined,
+		regions: stringFlag(flags, 'region') ? stringFlag(flags, 'region')!.split(',').map((region) => regionCode(region.trim())) : undefined,
 		domain: domainFlag(stringFlag(flags, 'domain')),
 		questionsFile: stringFlag(flags, 'questions') ? path.resolve(io.cwd, stringFlag(flags, 'questions')!) : undefined,
 		universe: universe(),
@@ -133,7 +134,7 @@ export function importReport(summary: ImportSummary, dryRun: boolean): string {
 async function runBuild(context: CommandContext): Promise<number> {
 	const {flags, io} = context;
 	const kind = kindFlag(flags);
-	const region = stringFlag(flags, 'region') ? regionFlag(stringFlag(flags, 'region')!) : undefined;
+	const region = stringFlag(flags, 'region') ? regionCode(stringFlag(flags, 'region')!) : undefined;
 	const kb = await openKb(context);
 	const report = await kb.build({force: Boolean(flags['force']), kinds: kind ? [kind] : undefined, regions: region ? [region] : undefined, onProgress: progressReporter(io.stderr)});
 	if (flags['json']) writeJson(io, report);
@@ -159,7 +160,7 @@ async function runSearch(context: CommandContext): Promise<number> {
 		if (!persona) throw new UserError(unknownMessage('persona', personaId, universe().personaById.keys(), 'List them with `cultureconverse personas`.'));
 	}
 	const filter: KbFilter = {
-		region: stringFlag(flags, 'region') ? regionFlag(stringFlag(flags, 'region')!) : undefined,
+		region: stringFlag(flags, 'region') ? regionCode(stringFlag(flags, 'region')!) : undefined,
 		domain: domainFlag(stringFlag(flags, 'domain')),
 		category,
 		tags: tags.length > 0 ? tags : undefined,
@@ -265,11 +266,6 @@ function kindFlag(flags: Flags): KbKind | undefined {
 	return kind as KbKind;
 }
 
-function regionFlag(value: string): RegionCode {
-	const region = value.toUpperCase();
-	if (!(REGION_CODES as readonly string[]).includes(region)) throw new UserError(unknownMessage('region', value, REGION_CODES));
-	return region as RegionCode;
-}
 
 function domainFlag(value: string | undefined, what = 'domain'): DomainId | undefined {
 	if (value === undefined) return undefined;

@@ -2,7 +2,6 @@ import {readFileSync} from 'node:fs';
 import {sessionsDir} from '../app/runtime.js';
 import {SessionStatus} from '../domain/session.js';
 import {type SessionSummary, statusLabel} from '../domain/sessionSummary.js';
-import {REGION_CODES} from '../domain/universe.js';
 import {formatSession} from '../present/text.js';
 import {BatchStore} from '../store/batchStore.js';
 import {SessionStore} from '../store/sessionStore.js';
@@ -12,6 +11,7 @@ import {unknownMessage} from '../util/suggest.js';
 import {renderTable} from '../util/table.js';
 import {type Command, type Flags, type FlagSpec, type IO, write, writeJson} from './types.js';
 import {fixed} from '../present/numbers.js';
+import {regionCode} from './flagValues.js';
 
 
 /** Which saved sessions a command works on; shared by sessions, report and export. */
@@ -74,8 +74,8 @@ export function sessionFilter(flags: Flags): SessionFilter {
 	const text = (name: string) => (typeof flags[name] === 'string' ? (flags[name] as string) : undefined);
 	const status = text('status');
 	if (status !== undefined && !SessionStatus.safeParse(status).success) throw new UserError(unknownMessage('status', status, SessionStatus.options));
-	const region = text('region')?.toUpperCase();
-	if (region !== undefined && !(REGION_CODES as readonly string[]).includes(region)) throw new UserError(unknownMessage('region', region, REGION_CODES));
+	const given = text('region');
+	const region = given === undefined ? undefined : regionCode(given);
 	return {status: status as SessionStatus | undefined, region, persona: text('persona'), template: text('template'), tier: tierFlag(flags['tier'])};
 }
 
