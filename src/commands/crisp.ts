@@ -12,14 +12,13 @@ import {fixed, percent, withInterval} from '../present/numbers.js';
 import {buildTally, evalLine, formatItem, itemLine, reportTable} from '../present/situated.js';
 import type {CallContext} from '../situated/agents.js';
 import {calibrate, fitCalibration} from '../situated/calibrate.js';
-import {jsonlAppender, readJsonl} from '../situated/jsonl.js';
-import {dedupe, normFromTaboo, readNormFile} from '../situated/norms.js';
+import {jsonlAppender, latestById, readJsonl} from '../situated/jsonl.js';
+import {cultureLine, dedupe, normFromTaboo, readNormFile} from '../situated/norms.js';
 import {situatedPair, situatedSft} from '../situated/pairs.js';
 import {rewardBestOfN, sampleId, samplesForScoring} from '../situated/rewardBoN.js';
 import {DEFAULT_MAX_ROUNDS} from '../situated/refine.js';
-import {buildItems, evaluateItems, latestById} from '../situated/run.js';
+import {buildItems, evaluateItems} from '../situated/run.js';
 import {summarizeEvals} from '../situated/summary.js';
-import type {Universe} from '../universe/load.js';
 import {writeFileAtomic} from '../util/atomicWrite.js';
 import {DataError, ExitCode, UserError} from '../util/errors.js';
 import {fnv1a} from '../util/hash.js';
@@ -167,15 +166,6 @@ function readLatest<T>(file: string, schema: z.ZodType<T>, key: (record: T) => s
 const readItems = (file: string, io: IO) => readLatest(file, SituatedItem, (item) => item.id, 'item', io);
 const readEvals = (file: string, io: IO) => readLatest(file, SituatedEval, (evaluation) => `${evaluation.itemId}\0${evaluation.policyModel}`, 'evaluation', io);
 
-/**
- * The culture every agent and the policy are told: the region, and the communities a norm is specific
- * to ("Malaysia (Tamil Hindu)"), since a norm of one community cannot be inferred from the country.
- */
-export function cultureLine(universe: Universe, norm: Norm): string {
-	const region = universe.regions.get(norm.region)?.name ?? norm.region;
-	const groups = norm.identities.map((id) => universe.identityById.get(id)?.label).filter((label): label is string => Boolean(label));
-	return groups.length > 0 ? `${region} (${groups.join(', ')})` : region;
-}
 
 async function build(context: CommandContext): Promise<number> {
 	const {flags, io} = context;

@@ -1,4 +1,4 @@
-import type {KeptItem, ScoredAnswer, SituatedEval, SituatedItem} from '../domain/situated.js';
+import type {KeptItem, ScoredAnswer, SituatedEval} from '../domain/situated.js';
 import {ModelCallError} from '../llm/types.js';
 import {type CallContext, type GradeMock, askPolicy, gradeNormMatch, gradeOutcome} from './agents.js';
 import {type Calibration, INVALID_REWARD, combinedReward} from './calibrate.js';
@@ -23,7 +23,7 @@ export type EvaluateOptions = {
 export async function evaluateItem(item: KeptItem, context: CallContext, options: EvaluateOptions = {}): Promise<SituatedEval> {
 	const n = options.bestOf ?? 1;
 	const lambda = options.lambda ?? 0.5;
-	const question = situatedQuestion(cultureOf(item), item.draft);
+	const question = situatedQuestion(item.culture, item.draft);
 	const samples = await Promise.all(
 		Array.from({length: n}, async (_, sample): Promise<ScoredAnswer> => {
 			let raw: string;
@@ -65,6 +65,3 @@ export function bestSample(samples: readonly Pick<ScoredAnswer, 'reward'>[]): nu
 	});
 	return best;
 }
-
-/** The culture line items are written and answered under (set when the item is built). */
-export const cultureOf = (item: Pick<SituatedItem, 'culture'>) => item.culture;

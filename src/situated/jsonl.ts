@@ -66,3 +66,8 @@ export function jsonlAppender(file: string): {append(record: unknown): void} {
 	}
 	return {append: (record) => appendFileSync(file, `${JSON.stringify(record)}\n`)};
 }
+
+/** The latest record per id (a retried item is appended again; the newer line wins). */
+export function latestById<T>(records: readonly T[], id: (record: T) => string): T[] {
+	return [...new Map(records.map((record) => [id(record), record])).values()];
+}

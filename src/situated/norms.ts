@@ -6,6 +6,7 @@ import type {RegionCode} from '../domain/universe.js';
 import {parseCsv} from '../kb/importers/csv.js';
 import {DataError, UserError, zodProblems} from '../util/errors.js';
 import {shortHash} from '../util/hash.js';
+import type {Universe} from '../universe/load.js';
 
 /*
  * Where norms come from. The taboo KB already holds normalised constraints for every region, so each
@@ -105,4 +106,14 @@ export function dedupe(norms: readonly Norm[]): Norm[] {
 		ids.add(norm.id);
 		return true;
 	});
+}
+
+/**
+ * The culture every agent and the policy are told: the region, and the communities a norm is specific
+ * to ("Malaysia (Tamil Hindu)"), since a norm of one community cannot be inferred from the country.
+ */
+export function cultureLine(universe: Universe, norm: Norm): string {
+	const region = universe.regions.get(norm.region)?.name ?? norm.region;
+	const groups = norm.identities.map((id) => universe.identityById.get(id)?.label).filter((label): label is string => Boolean(label));
+	return groups.length > 0 ? `${region} (${groups.join(', ')})` : region;
 }

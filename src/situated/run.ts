@@ -11,10 +11,6 @@ import {eachLimited} from '../util/limited.js';
  * the records in flight, and a rerun skips what is already saved.
  */
 
-/** The latest record per id (a retried item is appended again; the newer line wins). */
-export function latestById<T>(records: readonly T[], id: (record: T) => string): T[] {
-	return [...new Map(records.map((record) => [id(record), record])).values()];
-}
 
 export type BuildInput = {
 	readonly norms: readonly Norm[];

@@ -4,8 +4,7 @@ import {episodeOptionsFromFlags, resumeEpisode, seedFromFlags, startEpisode} fro
 import {userInfo} from 'node:os';
 import path from 'node:path';
 import {SituatedItem} from '../domain/situated.js';
-import {readJsonl} from '../situated/jsonl.js';
-import {latestById} from '../situated/run.js';
+import {latestById, readJsonl} from '../situated/jsonl.js';
 import {errorMessage} from '../util/errors.js';
 import {createRuntime, sessionsDir} from '../app/runtime.js';
 import {type Scores, ratingsFile, ratingsOf, saveRatings} from '../store/ratingStore.js';
