@@ -6,7 +6,8 @@ import {describe, it} from 'node:test';
 import type {Norm, Verification} from '../src/domain/situated.js';
 import {OUTCOME_CALIBRATION, calibrate, combinedReward, fitCalibration, quantile} from '../src/situated/calibrate.js';
 import {jsonlAppender, readJsonl} from '../src/situated/jsonl.js';
-import {normFromTaboo, readNormFile} from '../src/situated/norms.js';
+import {normFromTaboo, normIdentityProblems, readNormFile} from '../src/situated/norms.js';
+import {loadUniverse} from '../src/universe/load.js';
 import {parsePolicyAnswer} from '../src/situated/policyAnswer.js';
 import {route} from '../src/situated/router.js';
 import {summarizeEvals} from '../src/situated/summary.js';
@@ -134,6 +135,12 @@ describe('situated items: norm sources', () => {
 		writeFileSync(file, `${JSON.stringify(good)}\n{"id": "norm.x", "region": "XX"}\nnot json\n`);
 		assert.throws(() => readNormFile(file), (error: Error) => /line 2: region/.test(error.message) && /line 3: not valid JSON/.test(error.message));
 		assert.throws(() => readNormFile(path.join(dir, 'missing.jsonl')), /Cannot read the norms file/);
+		const universe = loadUniverse();
+		assert.deepEqual(normIdentityProblems([good, {...good, id: 'norm.custom-2', identities: ['th-isan']}], universe), []);
+		assert.deepEqual(normIdentityProblems([{...good, identities: ['th-nobody', 'my-tamil-hindu']}], universe), [
+			"norm.custom-1: unknown identity 'th-nobody' (see `cultureconverse personas --region TH`)",
+			"norm.custom-1: identity 'my-tamil-hindu' belongs to MY, not TH",
+		]);
 		writeFileSync(path.join(dir, 'other.csv'), 'a,b\n1,2\n');
 		assert.throws(() => readNormFile(path.join(dir, 'other.csv')), /not a FORK CSV: missing column/);
 	});

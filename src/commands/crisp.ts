@@ -8,11 +8,11 @@ import {loadKbSources} from '../kb/sources.js';
 import {buildTally, evalLine, formatItem, itemLine, reportTable} from '../present/situated.js';
 import type {CallContext} from '../situated/agents.js';
 import {jsonlAppender} from '../situated/jsonl.js';
-import {cultureLine, dedupe, normFromTaboo, readNormFile} from '../situated/norms.js';
+import {cultureLine, dedupe, normFromTaboo, normIdentityProblems, readNormFile} from '../situated/norms.js';
 import {DEFAULT_MAX_ROUNDS} from '../situated/refine.js';
 import {buildItems, evaluateItems} from '../situated/run.js';
 import {summarizeEvals} from '../situated/summary.js';
-import {ExitCode, UserError} from '../util/errors.js';
+import {DataError, ExitCode, UserError} from '../util/errors.js';
 import {unknownMessage} from '../util/suggest.js';
 import {renderTable} from '../util/table.js';
 import {bestOfN, calibrateRewards, pairs, samples, sft} from './crispData.js';
@@ -95,6 +95,10 @@ export const crispCommand: Command = {
 function selectNorms({flags, io, universe}: CommandContext): Norm[] {
 	const file = typeof flags['norms'] === 'string' ? path.resolve(io.cwd, flags['norms']) : null;
 	const all = file ? readNormFile(file) : dedupe(loadKbSources(resolveKbLocation({env: io.env, cwd: io.cwd}), {universe: universe()}).taboo.map(({entry}) => normFromTaboo(entry)));
+	if (file) {
+		const problems = normIdentityProblems(all, universe());
+		if (problems.length > 0) throw new DataError(path.basename(file), problems.slice(0, 20));
+	}
 	const wanted = regions(flags);
 	const ids = (flags['norm'] as string[] | undefined) ?? [];
 	for (const id of ids) if (!all.some((norm) => norm.id === id)) throw new UserError(unknownMessage('norm', id, all.map((norm) => norm.id)));

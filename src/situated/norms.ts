@@ -117,3 +117,16 @@ export function cultureLine(universe: Universe, norm: Norm): string {
 	const groups = norm.identities.map((id) => universe.identityById.get(id)?.label).filter((label): label is string => Boolean(label));
 	return groups.length > 0 ? `${region} (${groups.join(', ')})` : region;
 }
+
+/** Identity ids a norm names must exist and live in the norm's region (the culture line is built from them). */
+export function normIdentityProblems(norms: readonly Norm[], universe: Universe): string[] {
+	const problems: string[] = [];
+	for (const norm of norms) {
+		for (const id of norm.identities) {
+			const identity = universe.identityById.get(id);
+			if (!identity) problems.push(`${norm.id}: unknown identity '${id}' (see \`cultureconverse personas --region ${norm.region}\`)`);
+			else if (identity.region !== norm.region) problems.push(`${norm.id}: identity '${id}' belongs to ${identity.region}, not ${norm.region}`);
+		}
+	}
+	return problems;
+}
