@@ -211,14 +211,15 @@ describe('crisp command (offline)', () => {
 
 describe('crisp build, interrupted', () => {
 	it('stops on Ctrl-C with exit 130, keeping every finished item as a whole line', async () => {
-		// Every agent answers after 30 ms with a schema-valid filler value: 40 norms take over 2 s even at
-		// the fewest calls per item, so the abort at 1 s always lands mid-run.
-		const fake = await startFakeOpenAI({handler: () => ({delayMs: 30})});
+		// Every agent answers after 60 ms with a schema-valid filler value: 40 norms at two in flight take
+		// at least 4.8 s (four calls per item at the fewest), so the abort at 2 s lands mid-run, and the
+		// first item (about 0.25 s) is saved long before it even on a loaded machine.
+		const fake = await startFakeOpenAI({handler: () => ({delayMs: 60})});
 		try {
 			const dir = tempDir('cc-crisp-int-');
 			const controller = new AbortController();
 			const items = path.join(dir, 'items.jsonl');
-			setTimeout(() => controller.abort(), 1_000);
+			setTimeout(() => controller.abort(), 2_000);
 			const result = await runCli(['crisp', 'build', '--region', 'TH', '--limit', '40', '--chronotopes', '1', '--max-rounds', '2', '--parallel', '2', '--items', items], {cwd: dir, signal: controller.signal, env: {OPENAI_BASE_URL: fake.baseURL, OPENAI_API_KEY: 'sk-test', CULTURECONVERSE_HOME: path.join(dir, 'home')}});
 			assert.equal(result.code, 130, result.stderr);
 			assert.match(result.stdout, /interrupted: run the same command again/);
