@@ -49,6 +49,8 @@ describe('crisp command (offline)', () => {
 		assert.equal(new Set(settings).size, 2);
 		const rerun = await cli('crisp', 'build', '--region', 'JP', '--region', 'VN', '--limit', '8', '--chronotopes', '2', '--json');
 		assert.equal(parseJson<{built: number; skipped: number}>(rerun.stdout).built, 0);
+		assert.ok(parseJson<{usage: {calls: number}}>(result.stdout).usage.calls >= 16 * 4, 'every model call is counted');
+		assert.equal(parseJson<{usage: {calls: number}}>(rerun.stdout).usage.calls, 0, 'a rerun with nothing to build calls nothing');
 		assert.equal(parseJson<{built: number; skipped: number}>(rerun.stdout).skipped, 16);
 	});
 

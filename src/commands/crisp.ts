@@ -2,10 +2,13 @@ import path from 'node:path';
 import chalk from 'chalk';
 import {createRuntime, runtimeFlags} from '../app/runtime.js';
 import {registerSchema} from '../domain/registry.js';
+import type {CallRecord} from '../domain/session.js';
 import {Norm, SituatedEval, SituatedItem, isKept} from '../domain/situated.js';
 import {resolveKbLocation} from '../kb/knowledgeBase.js';
 import {loadKbSources} from '../kb/sources.js';
+import {summarizeCalls} from '../llm/usage.js';
 import {buildTally, evalLine, formatItem, itemLine, reportTable} from '../present/situated.js';
+import {formatUsage} from '../present/text.js';
 import type {CallContext} from '../situated/agents.js';
 import {jsonlAppender} from '../situated/jsonl.js';
 import {cultureLine, dedupe, normFromTaboo, normIdentityProblems, readNormFile} from '../situated/norms.js';
@@ -121,7 +124,12 @@ function callContext(context: CommandContext) {
 	const runtime = createRuntime({flags: context.flags, io: context.io, universe: context.universe()});
 	if (runtime.settings.offline && !context.flags['json']) context.io.stderr.write(chalk.yellow('Offline mock provider: no model endpoint is configured (set OPENAI_BASE_URL / OPENAI_API_KEY). Items and scores are deterministic filler marked [mock], not a measurement.\n'));
 	const call: CallContext = {gateway: runtime.gateway, signal: context.io.signal};
-	return {runtime, call, parallel: wholeFlag(context.flags, 'parallel', {min: 1, max: 256}, 4)};
+	// Every finished or failed call of this run, for the spend line at the end.
+	const calls: CallRecord[] = [];
+	runtime.gateway.onEvent((event) => {
+		if (event.type === 'call_done' || event.type === 'call_failed') calls.push(event.call);
+	});
+	return {runtime, call, calls, parallel: wholeFlag(context.flags, 'parallel', {min: 1, max: 256}, 4)};
 }
 
 async function build(context: CommandContext): Promise<number> {
@@ -132,7 +140,7 @@ async function build(context: CommandContext): Promise<number> {
 	const maxRounds = wholeFlag(flags, 'maxRounds', {min: 1, max: 20}, DEFAULT_MAX_ROUNDS);
 	const {items: file} = files(flags, io);
 	const existing = readItems(file, io);
-	const {runtime, call, parallel} = callContext(context);
+	const {runtime, call, calls, parallel} = callContext(context);
 	const appender = jsonlAppender(file);
 	const result = await buildItems({
 		norms,
@@ -148,7 +156,7 @@ async function build(context: CommandContext): Promise<number> {
 		refine: {maxRounds},
 	});
 	const tally = buildTally(result.built);
-	const summary = {file, norms: norms.length, built: result.built.length, skipped: result.skipped, ...tally, normErrors: result.normErrors, interrupted: Boolean(io.signal?.aborted)};
+	const summary = {file, norms: norms.length, built: result.built.length, skipped: result.skipped, ...tally, normErrors: result.normErrors, usage: summarizeCalls(calls), interrupted: Boolean(io.signal?.aborted)};
 	if (flags['json']) writeJson(io, summary);
 	else {
 		for (const failure of result.normErrors) io.stderr.write(chalk.red(`norm ${failure.normId}: no settings (${failure.error})\n`));
@@ -156,6 +164,7 @@ async function build(context: CommandContext): Promise<number> {
 		const routes = Object.entries(tally.decisions).map(([decision, n]) => `${decision} ${n}`).join(', ');
 		write(io, `Built ${result.built.length} item(s) from ${norms.length} norm(s): ${statuses}${result.skipped ? `; ${result.skipped} already in the file` : ''}.`);
 		if (routes) write(io, `Router decisions: ${routes}${tally.meanRoundsKept !== null ? `; kept items took ${tally.meanRoundsKept.toFixed(1)} round(s) on average` : ''}.`);
+		write(io, `Spent: ${formatUsage(calls)}`);
 		write(io, `Items: ${file}${summary.interrupted ? ' (interrupted: run the same command again to continue)' : ''}`);
 	}
 	if (summary.interrupted) return ExitCode.interrupted;
@@ -184,7 +193,7 @@ async function evaluate(context: CommandContext): Promise<number> {
 	const bestOf = wholeFlag(flags, 'bestOf', {min: 1, max: 64}, 1);
 	const lambda = flags['lambda'] ?? 0.5;
 	if (typeof lambda !== 'number' || lambda < 0 || lambda > 10) throw new UserError(`--lambda must be a number from 0 to 10, got ${String(flags['lambda'])}.`);
-	const {runtime, call, parallel} = callContext(context);
+	const {runtime, call, calls, parallel} = callContext(context);
 	const policyModel = runtime.gateway.settings('assistant').model;
 	const done = new Set(readEvals(evalsFile, io).filter((evaluation) => evaluation.policyModel === policyModel && evaluation.samples.length >= bestOf).map((evaluation) => evaluation.itemId));
 	const appender = jsonlAppender(evalsFile);
@@ -196,11 +205,11 @@ async function evaluate(context: CommandContext): Promise<number> {
 	const chosenIds = new Set(items.map((item) => item.id));
 	const rows = summarizeEvals(readEvals(evalsFile, io).filter((evaluation) => evaluation.policyModel === policyModel && chosenIds.has(evaluation.itemId)));
 	const interrupted = Boolean(io.signal?.aborted);
-	if (flags['json']) writeJson(io, {evals: evalsFile, evaluated: result.evaluated.length, skipped: result.skipped, errors: result.errors, rows, interrupted});
+	if (flags['json']) writeJson(io, {evals: evalsFile, evaluated: result.evaluated.length, skipped: result.skipped, errors: result.errors, rows, usage: summarizeCalls(calls), interrupted});
 	else {
 		for (const failure of result.errors) io.stderr.write(chalk.red(`${failure.itemId}: ${failure.error}\n`));
 		write(io, reportTable(rows));
-		write(io, `Evaluated ${result.evaluated.length} item(s) with ${policyModel} (best of ${bestOf})${result.skipped ? `; ${result.skipped} already evaluated` : ''}. Evaluations: ${evalsFile}`);
+		write(io, `Evaluated ${result.evaluated.length} item(s) with ${policyModel} (best of ${bestOf})${result.skipped ? `; ${result.skipped} already evaluated` : ''}. Spent: ${formatUsage(calls)}. Evaluations: ${evalsFile}`);
 	}
 	if (interrupted) return ExitCode.interrupted;
 	return result.errors.length > 0 ? ExitCode.episodeError : ExitCode.ok;
