@@ -62,6 +62,7 @@ describe('rejudge', () => {
 		assert.equal(made.length, 6);
 		assert.ok(made.every((request) => request.stage?.startsWith('judge:') && request.body.model === 'judge-b'));
 		assert.ok(out.agreement.every((row) => row.n === 1));
+		assert.equal(parseJson<{usage: {calls: number}}>(result.stdout).usage.calls, 6, 'the spend counts the six judge calls');
 	});
 
 	it('skips a finished copy on a rerun, and refuses the judge the session already had', async () => {

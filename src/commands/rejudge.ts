@@ -1,8 +1,10 @@
 import chalk from 'chalk';
 import {createRuntime, runtimeFlags} from '../app/runtime.js';
-import {JudgeMode, type Session} from '../domain/session.js';
+import {type CallRecord, JudgeMode, type Session} from '../domain/session.js';
 import {EpisodeEngine} from '../episode/engine.js';
+import {summarizeCalls} from '../llm/usage.js';
 import {fixed, percent, signed} from '../present/numbers.js';
+import {formatUsage} from '../present/text.js';
 import {rejudgeCopy, rejudgeable, rejudgeId} from '../episode/rejudge.js';
 import {type JudgeJudgeRow, judgeJudgeAgreement} from '../report/judgePairs.js';
 import {ExitCode, UserError, errorMessage} from '../util/errors.js';
@@ -37,6 +39,10 @@ export const rejudgeCommand: Command = {
 		if (modeFlag !== undefined && !JudgeMode.safeParse(modeFlag).success) throw new UserError(`--judge-mode must be separate or combined, got '${String(modeFlag)}'.`);
 		const runtime = createRuntime({flags, io, universe: universe()});
 		const judge = runtime.gateway.settings('judge');
+		const calls: CallRecord[] = [];
+		runtime.gateway.onEvent((event) => {
+			if (event.type === 'call_done' || event.type === 'call_failed') calls.push(event.call);
+		});
 		// Explicit ids are loaded as given (a typo is an error); otherwise the shared session selection.
 		const originals: Session[] = [];
 		if (args.length > 0) for (const id of args) originals.push(await runtime.store.load(id));
@@ -89,6 +95,7 @@ export const rejudgeCommand: Command = {
 				originalJudges,
 				sessions: outcomes.map((outcome) => (outcome.kind === 'judged' || outcome.kind === 'already' ? {kind: outcome.kind, original: outcome.original.id, copy: outcome.copy.id, threeH: [outcome.original.judge?.threeH ?? null, outcome.copy.judge?.threeH ?? null], tdq: [outcome.original.judge?.tdq ?? null, outcome.copy.judge?.tdq ?? null]} : outcome)),
 				agreement,
+				usage: summarizeCalls(calls),
 				interrupted,
 			});
 		} else {
@@ -100,6 +107,7 @@ export const rejudgeCommand: Command = {
 				write(io, `Judge agreement: ${originalJudges.join(', ')} (A) vs ${judge.model} (B), on ${pairs.length} dialogue(s)${originalJudges.length > 1 ? chalk.yellow(' (A mixes several judges)') : ''}`);
 				write(io, agreementTable(agreement));
 			}
+			write(io, `Spent: ${formatUsage(calls)}`);
 			write(io, `${count('judged')} re-judged, ${count('already')} already done, ${count('skipped')} skipped, ${count('failed')} failed. Copies are ordinary sessions: \`cultureconverse report --by judge\` compares them.${interrupted ? ' Interrupted: run the same command again to continue.' : ''}`);
 		}
 		if (interrupted) return ExitCode.interrupted;
