@@ -20,6 +20,8 @@ export const CulturalEntry = z.strictObject({
 	regions: z.array(RegionCode).min(1),
 	tags: z.array(Tag),
 	domain: DomainId,
+	/** Subdomain ids (e.g. "culinary.dietary-rules") the passage is about; retrieval uses them as a topical prior. */
+	subdomains: z.array(z.string()).optional(),
 	title: z.string().min(3),
 	text: z.string().min(20),
 	source: z.string().min(3),
@@ -33,6 +35,8 @@ export const TabooEntry = z.strictObject({
 	region: RegionCode,
 	identities: z.array(z.string()).describe('identity ids it applies to; empty = region-wide'),
 	category: DomainId,
+	/** Subdomain ids of the category the entry bears on (e.g. "ritual.death-mourning"); a topical prior for retrieval. */
+	subdomains: z.array(z.string()).optional(),
 	action: z.string().min(5),
 	explanation: z.string().min(10),
 	severity: Severity,

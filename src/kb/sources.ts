@@ -137,6 +137,12 @@ export function crossCheck(kind: KbKind, entry: CulturalEntry | TabooEntry, univ
 	for (const tag of entry.tags ?? []) {
 		if (tag.startsWith('identity:') && !universe.identityById.has(tag.slice(9))) problems.push(`tags: unknown identity '${tag.slice(9)}'`);
 	}
+	const domain = kind === 'cultural' ? (entry as CulturalEntry).domain : (entry as TabooEntry).category;
+	for (const id of entry.subdomains ?? []) {
+		const subdomain = universe.subdomainById.get(id);
+		if (!subdomain) problems.push(`subdomains: unknown subdomain '${id}'`);
+		else if (!id.startsWith(`${domain}.`)) problems.push(`subdomains: '${id}' is not in the entry's domain ${domain}`);
+	}
 	if (kind === 'taboo') {
 		const taboo = entry as TabooEntry;
 		for (const id of taboo.identities) {
