@@ -59,7 +59,7 @@ describe('stage commands against an OpenAI-compatible endpoint', () => {
 		assert.equal(request?.body.response_format?.json_schema?.strict, true);
 		assert.equal(request?.body.response_format?.json_schema?.name, 'blueprint');
 		const out = parseJson<{blueprint: {meta: {mock: boolean; model: string}}}>(result.stdout);
-		assert.deepEqual([out.blueprint.meta.mock, out.blueprint.meta.model], [false, 'gpt-5-mini']);
+		assert.deepEqual([out.blueprint.meta.mock, out.blueprint.meta.model], [false, 'fake-model']);
 	});
 
 	it('templates generate keeps valid drafts and rejects culture-specific or duplicate ones', async () => {
