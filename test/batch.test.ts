@@ -33,7 +33,7 @@ describe('batch: planning', () => {
 		assert.deepEqual(selectSeeds(space, {...selection, sample: 8}).slice(0, 5).map((seed) => seed.id), five, 'a larger sample keeps the smaller one');
 		assert.notDeepEqual(selectSeeds(space, {...selection, sampleSeed: 'other'}).map((seed) => seed.id), five);
 		assert.ok(five.every((id) => id.startsWith('my-')));
-		assert.equal(selectSeeds(space, {...selection, sample: null, filter: {personaId: 'my-malay-muslim-a18-f', domain: 'culinary'}}).length, 18, 'no sample: the whole selection');
+		assert.equal(selectSeeds(space, {...selection, sample: null, filter: {personaId: 'my-malay-muslim-a18-f', domain: 'culinary'}}).length, 60, 'no sample: the whole selection (6 subdomains x 10 templates)');
 	});
 
 	it('gives each seed and trial its own session id, and checks names', () => {
