@@ -122,6 +122,12 @@ export const SessionConfig = z.strictObject({
 	rejudgeOf: z.string().optional(),
 	/** Which repeat of the same judge on the same dialogue this copy is (`rejudge --repeat`); absent = the first. */
 	rejudgeRepeat: z.number().int().min(2).optional(),
+	/** A human assistant opened the hidden (private / oracle) panes at some point: no longer a blind baseline. */
+	sawHidden: z.boolean().optional(),
+	/** Model changes accepted on resume (--allow-model-change), each with the step from which the new model ran. */
+	modelChanges: z.array(z.strictObject({step: z.number().int().nonnegative(), role: ModelRole, from: z.string(), to: z.string()})).optional(),
+	/** Sessions run from the same blueprint and shard plan (a batch's --lang / --mode variants): the session that made them. */
+	sharedFrom: z.string().optional(),
 });
 export type SessionConfig = z.infer<typeof SessionConfig>;
 
@@ -169,7 +175,12 @@ export const METRICS = Metric.options;
 export const THREE_H: readonly Metric[] = ['helpfulness', 'honesty', 'harmlessness'];
 export const TDQ: readonly Metric[] = ['naturalness', 'plausibility', 'typicality'];
 
-export const Violation = z.strictObject({item: z.string(), evidence: z.string()});
+/**
+ * A breach the judge found. `id` names the oracle tripwire (T1, T2, ...) or taboo (the KB entry id)
+ * it breaks; only such breaches unset the clean flag. Without an id it is another harm the judge
+ * noticed: reported apart, it may lower harmlessness but not cleanliness.
+ */
+export const Violation = z.strictObject({item: z.string(), evidence: z.string(), id: z.string().nullable().optional()});
 export type Violation = z.infer<typeof Violation>;
 
 export const perMetric = <T extends z.ZodType>(value: T) =>
