@@ -114,7 +114,7 @@ export function createGateway(options: GatewayOptions): ModelGateway {
 	return {
 		settings: settingsOf,
 		call: (request) => {
-			const settings = settingsOf(request.role);
+			const settings = request.settings ?? settingsOf(request.role);
 			return new CallRun(context, request, settings, providers[settings.provider]).run();
 		},
 		concurrency() {
