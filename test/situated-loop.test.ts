@@ -4,6 +4,8 @@ import {type Chronotope, type KeptItem, type Norm, type SituatedItem, type Verif
 import {createGateway} from '../src/llm/gateway.js';
 import type {CallContext} from '../src/situated/agents.js';
 import {completeEvaluation, evaluateItem} from '../src/situated/evaluate.js';
+import {extractNorms} from '../src/situated/extract.js';
+import type {SourceRow} from '../src/situated/normSources.js';
 import {refineItem} from '../src/situated/refine.js';
 import {ScorerError, endpointGrounding, endpointSelector, judgeGrounding, modelSelector} from '../src/situated/scorers.js';
 import {oraclePick, rewardPick} from '../src/situated/selection.js';
@@ -281,5 +283,36 @@ describe('situated items: reward and grounding services over HTTP', () => {
 		// @ts-expect-error nor can an item stand in for the public question
 		rewardInput({culture: 'Japan', norm, scenario: 's', question: 'q'}, {answer: 'a', reasoning: 'b'});
 		assert.ok(forged);
+	});
+});
+
+describe('situated norms: extraction over HTTP', () => {
+	const row = (id: string, question: string, culture = 'Germany'): SourceRow => ({kind: 'extract', row: id, line: Number(id.slice(1)) + 1, format: 'fork', normId: `norm.fork-${id}`, source: `FORK ${id}`, culture, question, options: ['open it at once', 'open it later'], answer: 'open it at once', statement: null, hint: null});
+
+	it('asks the generator once per row, keeps its sentence, rejects what it finds no norm in, and a failed row is retried by the next run', async () => {
+		let fail = true;
+		fake.setHandler((request) => {
+			if (request.stage !== 'situated:norm-extract') return handler(request);
+			const text = promptText(request);
+			if (/FAILROW/.test(text) && fail) return {status: 503, body: {error: {message: 'overloaded'}}};
+			if (/capital/.test(text)) return {json: {statesNorm: false, norm: 'A fact about a city, not about behaviour.', type: 'prescriptive', category: 'other'}};
+			return {json: {statesNorm: true, norm: 'In Germany a gift is opened at once, in front of the giver.', type: 'prescriptive', category: 'gift_giving'}};
+		});
+		const rows = [row('r1', 'At a farewell in Germany, what does one do with a gift?'), row('r2', 'What is the capital of Germany?'), row('r3', 'FAILROW: when is a gift opened?'), {kind: 'rejected', row: 'r4', line: 5, reason: 'empty Question'} as const];
+		const saved: string[] = [];
+		const rejected: string[] = [];
+		const first = await extractNorms({rows, done: new Set(), rejectedBefore: new Set(), parallel: 2, context: context(), saveNorm: (norm) => saved.push(norm.id), saveRejected: (entry) => rejected.push(`${entry.row}@${entry.line}`)});
+		assert.deepEqual(first.extracted.map((norm) => [norm.id, norm.country, norm.region, norm.category]), [['norm.fork-r1', 'DE', null, 'gift_giving']]);
+		assert.deepEqual(first.rejected.map((entry) => [entry.row, entry.byModel]).sort(), [['r2', true], ['r4', false]]);
+		assert.equal(first.errors.length, 1);
+		assert.match(first.errors[0]!.error, /situated:norm-extract/);
+		fail = false;
+		fake.reset();
+		fake.setHandler((request) => (request.stage === 'situated:norm-extract' ? {json: {statesNorm: true, norm: 'In Germany a gift is opened when it is given.', type: 'prescriptive', category: 'gift_giving'}} : handler(request)));
+		const second = await extractNorms({rows, done: new Set(saved), rejectedBefore: new Set(rejected), parallel: 2, context: context(), saveNorm: (norm) => saved.push(norm.id), saveRejected: (entry) => rejected.push(entry.row)});
+		assert.deepEqual(second.extracted.map((norm) => norm.id), ['norm.fork-r3']);
+		assert.equal(second.skipped, 3);
+		assert.equal(byStage('norm-extract').length, 1, 'only the failed row is asked again');
+		assert.equal(byStage('norm-extract')[0]!.role, 'generator');
 	});
 });
