@@ -123,7 +123,7 @@ async function build(context: CommandContext): Promise<number> {
 	const maxRounds = wholeFlag(flags, 'maxRounds', {min: 1, max: 20}, DEFAULT_MAX_ROUNDS);
 	const {items: file} = files(flags, io);
 	const existing = readItems(file, io, context.universe());
-	const {runtime, call, calls, parallel} = callContext(context);
+	const {runtime, call, calls, parallel} = callContext(context, ['generator', 'validator']);
 	if (trapNorms > 0 && !flags['json']) io.stderr.write(chalk.yellow(`${trapNote(trapNorms, norms.length)}\n`));
 	const appender = jsonlAppender(file);
 	const result = await buildItems({
@@ -183,7 +183,7 @@ async function evaluate(context: CommandContext): Promise<number> {
 	const bestOf = wholeFlag(flags, 'bestOf', {min: 1, max: 64}, 1);
 	const lambda = lambdaOf(flags);
 	const selector = rewardSelector(context);
-	const {runtime, call, calls, parallel} = callContext(context);
+	const {runtime, call, calls, parallel} = callContext(context, ['assistant', 'judge']);
 	const grounding = groundingSource(context, runtime.gateway.settings('judge').model);
 	const policyModel = runtime.gateway.settings('assistant').model;
 	const existing = new Map(readEvals(evalsFile, io, universe).filter((evaluation) => evaluation.policyModel === policyModel).map((evaluation) => [evaluation.itemId, evaluation]));

@@ -92,7 +92,7 @@ export async function extract(context: CommandContext): Promise<number> {
 	// What earlier runs wrote (both files are checked like any input: a damaged line is named, never skipped).
 	const done = new Set(existsSync(out) ? readNormFile(out, regionNamer(context.universe())).map((norm) => norm.id) : []);
 	const rejectedBefore = new Set(readJsonl(rejectedFile, RejectedRow).records.map(rejectedKey));
-	const {runtime, call, calls, parallel} = callContext(context);
+	const {runtime, call, calls, parallel} = callContext(context, ['generator']);
 	const norms = jsonlAppender(out);
 	const rejected = jsonlAppender(rejectedFile);
 	const result = await extractNorms({

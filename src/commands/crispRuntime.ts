@@ -1,6 +1,6 @@
 import chalk from 'chalk';
 import {createRuntime} from '../app/runtime.js';
-import type {CallRecord} from '../domain/session.js';
+import type {CallRecord, ModelRole} from '../domain/session.js';
 import {resolveRoleSettings} from '../llm/settings.js';
 import type {CallContext} from '../situated/agents.js';
 import {type GroundingSource, type RewardSelector, endpointGrounding, endpointSelector, judgeGrounding, modelSelector} from '../situated/scorers.js';
@@ -10,9 +10,12 @@ import type {CommandContext} from './types.js';
 
 /* The model side every `crisp` subcommand that calls models shares: one runtime, the reward model, the grounding source. */
 
-/** One gateway for the run, the call context, and every finished or failed call (for the spend line at the end). */
-export function callContext(context: CommandContext) {
-	const runtime = createRuntime({flags: context.flags, io: context.io, universe: context.universe()});
+/**
+ * One gateway for the run, the call context, and every finished or failed call (for the spend line at
+ * the end). `roles` are the ones the subcommand calls: one without a model stops it before it starts.
+ */
+export function callContext(context: CommandContext, roles: readonly ModelRole[]) {
+	const runtime = createRuntime({flags: context.flags, io: context.io, universe: context.universe(), roles});
 	if (runtime.settings.offline && !context.flags['json']) context.io.stderr.write(chalk.yellow('Offline mock provider: no model endpoint is configured (set OPENAI_BASE_URL / OPENAI_API_KEY). Items and scores are deterministic filler marked [mock], not a measurement.\n'));
 	const call: CallContext = {gateway: runtime.gateway, signal: context.io.signal};
 	const calls: CallRecord[] = [];
