@@ -214,12 +214,15 @@ describe('situated items: evaluation over HTTP', () => {
 		const first = await evaluateItem(item, context(), {bestOf: 2});
 		fake.reset();
 		fake.setHandler(handler);
-		const more = (await completeEvaluation(first, item, context(), {bestOf: 2, selector: modelSelector(rewardSettings()), grounding: judgeGrounding('fake-model')}))!;
+		const ngs = judgeGrounding('fake-model', fakeRoles(fake.baseURL, {model: 'ngs-model'}).judge);
+		const more = (await completeEvaluation(first, item, context(), {bestOf: 2, selector: modelSelector(rewardSettings()), grounding: ngs}))!;
 		assert.deepEqual(more.samples.map((sample) => sample.outcome), first.samples.map((sample) => sample.outcome));
 		assert.equal(byStage('policy').length + byStage('outcome').length + byStage('norm-match').length, 0);
 		assert.equal(byStage('reward').length, 2);
+		assert.equal(more.grounding, 'judge:ngs-model');
+		assert.ok(byStage('grounding').length === 2 && byStage('grounding').every((request) => request.body.model === 'ngs-model'), 'grounding on a model of its own');
 		assert.deepEqual(more.selectors.map((selector) => selector.id), ['model:rm-model']);
-		assert.equal(await completeEvaluation(more, item, context(), {bestOf: 2, selector: modelSelector(rewardSettings()), grounding: judgeGrounding('fake-model')}), null, 'nothing left to add');
+		assert.equal(await completeEvaluation(more, item, context(), {bestOf: 2, selector: modelSelector(rewardSettings()), grounding: ngs}), null, 'nothing left to add');
 	});
 });
 

@@ -45,10 +45,15 @@ export function rewardSelector({flags, io}: CommandContext): RewardSelector | nu
 	return modelSelector(resolveRoleSettings({flags: {...flags, judgeModel: model}, env: io.env, cwd: io.cwd}).roles.judge);
 }
 
-/** `--ngs judge` (default: a judge-role call with its own prompt), `--ngs none`, or `--ngs URL` (a classifier service). */
-export function groundingSource({flags}: CommandContext, judgeModel: string): GroundingSource | null {
+/**
+ * `--ngs judge` (default: a judge-role call with its own prompt), `--ngs none`, `--ngs URL` (a
+ * classifier service), or `--ngs MODEL` (that call with another model, reached like the judge).
+ */
+export function groundingSource({flags, io}: CommandContext, judgeModel: string): GroundingSource | null {
 	const value = flags['ngs'] ?? 'judge';
+	if (typeof value !== 'string' || value.trim() === '') throw new UserError('--ngs needs a value: judge, none, a model name or an http(s) URL.');
 	if (value === 'none') return null;
 	if (value === 'judge') return judgeGrounding(judgeModel);
-	return endpointGrounding(httpUrl('ngs', value));
+	if (/^[a-z]+:\/\//i.test(value)) return endpointGrounding(httpUrl('ngs', value));
+	return judgeGrounding(judgeModel, resolveRoleSettings({flags: {...flags, judgeModel: value}, env: io.env, cwd: io.cwd}).roles.judge);
 }

@@ -186,9 +186,9 @@ export function gradeNormMatch(input: GradeMock, context: CallContext) {
 }
 
 /** The norm grounding classifier (the paper's NGS, open-book): the probability that the reasoning is grounded in the norm. */
-export function gradeGrounding(input: GradeMock, context: CallContext) {
+export function gradeGrounding(input: GradeMock, context: CallContext, settings?: RoleSettings) {
 	const prompt = renderPrompt('situated/grounding', {culture: input.item.culture, norm: input.item.norm.text, scenario: input.draft.scenario, question: input.draft.question, reasoning: input.reasoning, answer: input.answer});
-	return call('grounding', prompt, GroundingScore, input, context);
+	return call('grounding', prompt, GroundingScore, input, context, {settings});
 }
 
 export type RewardMock = {readonly input: RewardInput};

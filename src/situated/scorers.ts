@@ -45,8 +45,9 @@ export function modelSelector(settings: RoleSettings): RewardSelector {
 	return {id: `model:${settings.model}`, score: async (input, context) => (await scoreWithRewardModel(input, settings, context)).value.score};
 }
 
-export function judgeGrounding(judgeModel: string): GroundingSource {
-	return {id: `judge:${judgeModel}`, probability: async (input, context) => (await gradeGrounding(input, context)).value.grounded};
+/** The grounding classifier as a judge-role call: the judge's own model, or `settings` for another model reached like the judge. */
+export function judgeGrounding(judgeModel: string, settings?: RoleSettings): GroundingSource {
+	return {id: `judge:${settings?.model ?? judgeModel}`, probability: async (input, context) => (await gradeGrounding(input, context, settings)).value.grounded};
 }
 
 export type EndpointOptions = {
