@@ -1,15 +1,25 @@
 import type {KeptItem, Norm, SituatedEval, SituatedItem} from '../domain/situated.js';
 import {ModelCallError} from '../llm/types.js';
 import type {CallContext} from './agents.js';
-import {type EvaluateOptions, evaluateItem} from './evaluate.js';
+import {type EvaluateOptions, completeEvaluation, evaluateItem} from './evaluate.js';
 import {type RefineOptions, moreChronotopes, refineItem} from './refine.js';
 import {eachLimited} from '../util/limited.js';
+import {ScorerError} from './scorers.js';
 
 /*
  * The build and eval loops over many norms or items, `parallel` at a time. Each finished record is
  * handed to `save` at once (the command appends it to a JSONL file), so an interrupt loses at most
  * the records in flight, and a rerun skips what is already saved.
  */
+
+/**
+ * The hook for "stop after K identical non-retryable failures in a row" (issue 9, owned by the model
+ * layer): every failure of a norm or item is passed here, and once it returns true the loop starts
+ * nothing new (finished records stay saved; the run reports itself stopped). Until the model layer
+ * provides its breaker, `crisp build` and `crisp eval` pass `neverStop`.
+ */
+export type FailureBreaker = (failure: Error) => boolean;
+export const neverStop: FailureBreaker = () => false;
 
 
 export type BuildInput = {
@@ -23,11 +33,14 @@ export type BuildInput = {
 	readonly save: (item: SituatedItem) => void;
 	readonly context: CallContext;
 	readonly refine?: RefineOptions;
+	/** @default neverStop */
+	readonly breaker?: FailureBreaker;
 };
 
-export type BuildResult = {readonly built: SituatedItem[]; readonly skipped: number; readonly normErrors: Array<{normId: string; error: string}>};
+export type BuildResult = {readonly built: SituatedItem[]; readonly skipped: number; readonly normErrors: Array<{normId: string; error: string}>; readonly stopped: boolean};
 
 export async function buildItems(input: BuildInput): Promise<BuildResult> {
+	const {signal, stopped, trip} = breakerSignal(input.context.signal, input.breaker);
 	const built: SituatedItem[] = [];
 	const normErrors: BuildResult['normErrors'] = [];
 	let skipped = 0;
@@ -37,7 +50,7 @@ export async function buildItems(input: BuildInput): Promise<BuildResult> {
 		if (list) list.push(item);
 		else byNorm.set(item.norm.id, [item]);
 	}
-	await eachLimited(input.norms, input.parallel, input.context.signal, async (norm) => {
+	await eachLimited(input.norms, input.parallel, signal, async (norm) => {
 		const mine = [...(byNorm.get(norm.id) ?? [])].sort((a, b) => a.chronotopeIndex - b.chronotopeIndex);
 		const done = new Set(mine.filter((item) => item.status !== 'failed').map((item) => item.chronotopeIndex));
 		if (Array.from({length: input.chronotopes}, (_, index) => index).every((index) => done.has(index))) {
@@ -52,7 +65,10 @@ export async function buildItems(input: BuildInput): Promise<BuildResult> {
 			settings = await moreChronotopes(culture, norm, saved, input.chronotopes, input.context);
 		} catch (error) {
 			const failure = failureOf(error, input.context);
-			if (failure) normErrors.push({normId: norm.id, error: failure.message});
+			if (failure) {
+				normErrors.push({normId: norm.id, error: failure.message});
+				trip(failure);
+			}
 			return;
 		}
 		for (const [index, chronotope] of settings.entries()) {
@@ -60,7 +76,7 @@ export async function buildItems(input: BuildInput): Promise<BuildResult> {
 				skipped++;
 				continue;
 			}
-			if (input.context.signal?.aborted) return;
+			if (signal.aborted) return;
 			let item: SituatedItem;
 			try {
 				item = await refineItem(culture, norm, chronotope, index, input.context, input.refine);
@@ -71,38 +87,86 @@ export async function buildItems(input: BuildInput): Promise<BuildResult> {
 			}
 			input.save(item);
 			built.push(item);
+			if (item.status === 'failed') trip(new Error(item.error ?? 'failed'));
 		}
 	});
-	return {built, skipped, normErrors};
+	return {built, skipped, normErrors, stopped: stopped()};
 }
 
 export type EvalInput = {
 	readonly items: readonly KeptItem[];
 	readonly parallel: number;
-	/** Item ids already evaluated by this policy model; skipped. */
-	readonly done: ReadonlySet<string>;
+	/**
+	 * Evaluations this policy model already has, by item id. One with at least `bestOf` samples is
+	 * kept and only completed (a new reward model's scores, grounding it lacked); one with fewer is
+	 * evaluated again (the first samples come back from the response cache).
+	 */
+	readonly existing: ReadonlyMap<string, SituatedEval>;
 	readonly save: (evaluation: SituatedEval) => void;
 	readonly context: CallContext;
 	readonly options: EvaluateOptions;
+	/** @default neverStop */
+	readonly breaker?: FailureBreaker;
 };
 
-export type EvalResult = {readonly evaluated: SituatedEval[]; readonly skipped: number; readonly errors: Array<{itemId: string; error: string}>};
+export type EvalResult = {
+	readonly evaluated: SituatedEval[];
+	/** Saved evaluations that gained a reward model's scores or grounding. */
+	readonly completed: SituatedEval[];
+	readonly skipped: number;
+	readonly errors: Array<{itemId: string; error: string}>;
+	readonly stopped: boolean;
+};
 
 export async function evaluateItems(input: EvalInput): Promise<EvalResult> {
+	const {signal, stopped, trip} = breakerSignal(input.context.signal, input.breaker);
 	const evaluated: SituatedEval[] = [];
+	const completed: SituatedEval[] = [];
 	const errors: EvalResult['errors'] = [];
-	const todo = input.items.filter((item) => !input.done.has(item.id));
-	await eachLimited(todo, input.parallel, input.context.signal, async (item) => {
+	let skipped = 0;
+	const bestOf = input.options.bestOf ?? 1;
+	await eachLimited(input.items, input.parallel, signal, async (item) => {
+		const saved = input.existing.get(item.id);
 		try {
+			if (saved && saved.samples.length >= bestOf) {
+				const more = await completeEvaluation(saved, item, input.context, input.options);
+				if (!more) {
+					skipped++;
+					return;
+				}
+				input.save(more);
+				completed.push(more);
+				return;
+			}
 			const evaluation = await evaluateItem(item, input.context, input.options);
 			input.save(evaluation);
 			evaluated.push(evaluation);
 		} catch (error) {
 			const failure = failureOf(error, input.context);
-			if (failure) errors.push({itemId: item.id, error: `${failure.call.stage}: ${failure.message}`});
+			if (failure) {
+				errors.push({itemId: item.id, error: failure instanceof ModelCallError ? `${failure.call.stage}: ${failure.message}` : failure.message});
+				trip(failure);
+			}
 		}
 	});
-	return {evaluated, skipped: input.items.length - todo.length, errors};
+	return {evaluated, completed, skipped, errors, stopped: stopped()};
+}
+
+/** The run's signal, plus an abort of our own once the breaker says stop (so no new norm or item starts). */
+function breakerSignal(outer: AbortSignal | undefined, breaker: FailureBreaker = neverStop) {
+	const controller = new AbortController();
+	let tripped = false;
+	const signal = outer ? AbortSignal.any([outer, controller.signal]) : controller.signal;
+	return {
+		signal,
+		stopped: () => tripped,
+		trip: (failure: Error) => {
+			if (!tripped && breaker(failure)) {
+				tripped = true;
+				controller.abort();
+			}
+		},
+	};
 }
 
 /**
@@ -110,8 +174,9 @@ export async function evaluateItems(input: EvalInput): Promise<EvalResult> {
  * dropped, the finished ones are saved); the failure to record when a model call gave up; and any
  * other error is rethrown, since it is a bug rather than a model problem.
  */
-function failureOf(error: unknown, context: CallContext): ModelCallError | null {
+function failureOf(error: unknown, context: CallContext): ModelCallError | ScorerError | null {
 	if (context.signal?.aborted) return null;
+	if (error instanceof ScorerError) return error;
 	if (!(error instanceof ModelCallError) || error.kind === 'aborted') throw error;
 	return error;
 }
