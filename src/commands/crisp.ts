@@ -10,14 +10,14 @@ import {normSplit} from '../situated/cultures.js';
 import {jsonlAppender} from '../situated/jsonl.js';
 import {cultureLine} from '../situated/norms.js';
 import {DEFAULT_MAX_ROUNDS} from '../situated/refine.js';
-import {buildItems, evaluateItems, neverStop} from '../situated/run.js';
+import {buildItems, evaluateItems} from '../situated/run.js';
 import {summarizeEvals} from '../situated/summary.js';
 import {ExitCode, UserError} from '../util/errors.js';
 import {unknownMessage} from '../util/suggest.js';
 import {bestOfN, calibrateRewards, pairs, samples, sft} from './crispData.js';
 import {cultureFilter, files, readEvals, readItems, splitFlag, spreadNorms} from './crispFiles.js';
 import {extract, listNorms, selectNorms, trapNote} from './crispNorms.js';
-import {callContext, groundingSource, rewardSelector} from './crispRuntime.js';
+import {callContext, groundingSource, reportStop, rewardSelector} from './crispRuntime.js';
 import {wholeFlag} from './flagValues.js';
 import {type Command, type CommandContext, type Flags, write, writeJson} from './types.js';
 
@@ -61,6 +61,7 @@ export const crispCommand: Command = {
 		ngs: {type: 'string', description: 'eval: norm grounding r_NGS from "judge" (default, a judge-role call), a model name (that call on another model), "none", or a classifier URL: POST {culture, norm, scenario, question, answer, reasoning} → {probability}'},
 		lambda: {type: 'number', description: `eval, report: weight of norm grounding in r_total = σ(calibrated reward) + λ·r_NGS (default ${DEFAULT_LAMBDA}; the paper finds 0.1-0.2 best)`},
 		parallel: {type: 'number', description: 'Norms (build), items (eval) or rows (norms extract) in flight at once (default 4)'},
+		stopAfter: {type: 'number', description: 'Stop after this many norms, items or rows in a row fail the same way with a set-up error (bad key, no quota, unknown model); 0 never stops (default 3)'},
 		items: {type: 'string', description: 'Items file (default <sessions>/crisp/items.jsonl)'},
 		evals: {type: 'string', description: 'Evaluations file (default <sessions>/crisp/evals.jsonl)'},
 		minMargin: {type: 'number', description: 'pairs: fewest outcome points between chosen and rejected (default 1: any different grades)'},
@@ -123,7 +124,7 @@ async function build(context: CommandContext): Promise<number> {
 	const maxRounds = wholeFlag(flags, 'maxRounds', {min: 1, max: 20}, DEFAULT_MAX_ROUNDS);
 	const {items: file} = files(flags, io);
 	const existing = readItems(file, io, context.universe());
-	const {runtime, call, calls, parallel} = callContext(context, ['generator', 'validator']);
+	const {runtime, call, calls, breaker, parallel} = await callContext(context, ['generator', 'validator']);
 	if (trapNorms > 0 && !flags['json']) io.stderr.write(chalk.yellow(`${trapNote(trapNorms, norms.length)}\n`));
 	const appender = jsonlAppender(file);
 	const result = await buildItems({
@@ -138,7 +139,7 @@ async function build(context: CommandContext): Promise<number> {
 		},
 		context: call,
 		refine: {maxRounds},
-		breaker: neverStop,
+		breaker,
 	});
 	const tally = buildTally(result.built);
 	const summary = {file, norms: norms.length, trapNorms, built: result.built.length, skipped: result.skipped, ...tally, normErrors: result.normErrors, usage: summarizeCalls(calls), interrupted: Boolean(io.signal?.aborted), stopped: result.stopped};
@@ -153,6 +154,7 @@ async function build(context: CommandContext): Promise<number> {
 		write(io, `Spent: ${formatUsage(calls)}`);
 		write(io, `Items: ${file}${summary.interrupted ? ' (interrupted: run the same command again to continue)' : ''}`);
 	}
+	if (reportStop(io, runtime, breaker, 'norms or items')) return ExitCode.badInput;
 	if (summary.interrupted) return ExitCode.interrupted;
 	return result.normErrors.length > 0 || (tally.byStatus['failed'] ?? 0) > 0 ? ExitCode.episodeError : ExitCode.ok;
 }
@@ -183,7 +185,7 @@ async function evaluate(context: CommandContext): Promise<number> {
 	const bestOf = wholeFlag(flags, 'bestOf', {min: 1, max: 64}, 1);
 	const lambda = lambdaOf(flags);
 	const selector = rewardSelector(context);
-	const {runtime, call, calls, parallel} = callContext(context, ['assistant', 'judge']);
+	const {runtime, call, calls, breaker, parallel} = await callContext(context, ['assistant', 'judge']);
 	const grounding = groundingSource(context, runtime.gateway.settings('judge').model);
 	const policyModel = runtime.gateway.settings('assistant').model;
 	const existing = new Map(readEvals(evalsFile, io, universe).filter((evaluation) => evaluation.policyModel === policyModel).map((evaluation) => [evaluation.itemId, evaluation]));
@@ -192,7 +194,7 @@ async function evaluate(context: CommandContext): Promise<number> {
 		appender.append(evaluation);
 		if (!flags['json']) io.stderr.write(`${evalLine(evaluation, selector?.id ?? null)}\n`);
 	};
-	const result = await evaluateItems({items, parallel, existing, save, context: call, options: {bestOf, selector, grounding}, breaker: neverStop});
+	const result = await evaluateItems({items, parallel, existing, save, context: call, options: {bestOf, selector, grounding}, breaker});
 	const chosenIds = new Set(items.map((item) => item.id));
 	const report = summarizeEvals(readEvals(evalsFile, io, universe).filter((evaluation) => evaluation.policyModel === policyModel && chosenIds.has(evaluation.itemId)), {lambda});
 	const interrupted = Boolean(io.signal?.aborted);
@@ -203,6 +205,7 @@ async function evaluate(context: CommandContext): Promise<number> {
 		const completed = result.completed.length ? `; ${result.completed.length} saved evaluation(s) completed (${selector ? `scores of ${selector.id}` : 'grounding'})` : '';
 		write(io, `Evaluated ${result.evaluated.length} item(s) with ${policyModel} (best of ${bestOf}${selector ? `, ranked by ${selector.id}` : ', no reward model: give --reward-model or --reward-endpoint for best-of-N'})${completed}${result.skipped ? `; ${result.skipped} already evaluated` : ''}. Spent: ${formatUsage(calls)}. Evaluations: ${evalsFile}`);
 	}
+	if (reportStop(io, runtime, breaker, 'items')) return ExitCode.badInput;
 	if (interrupted) return ExitCode.interrupted;
 	return result.errors.length > 0 ? ExitCode.episodeError : ExitCode.ok;
 }

@@ -10,14 +10,13 @@ import {extractNorms, rejectedKey} from '../situated/extract.js';
 import {jsonlAppender, readJsonl} from '../situated/jsonl.js';
 import {SOURCE_FORMATS, type SourceFormat, readSourceRows} from '../situated/normSources.js';
 import {dedupe, normFromTaboo, normIdentityProblems, readNormFile} from '../situated/norms.js';
-import {neverStop} from '../situated/run.js';
 import {summarizeCalls} from '../llm/usage.js';
 import {DataError, ExitCode, UserError} from '../util/errors.js';
 import {unknownMessage} from '../util/suggest.js';
 import {renderTable} from '../util/table.js';
 import {cultureFilter, files, spreadNorms} from './crispFiles.js';
 import {regionNamer} from '../situated/legacy.js';
-import {callContext} from './crispRuntime.js';
+import {callContext, reportStop} from './crispRuntime.js';
 import {wholeFlag} from './flagValues.js';
 import {type CommandContext, write, writeJson} from './types.js';
 
@@ -92,7 +91,7 @@ export async function extract(context: CommandContext): Promise<number> {
 	// What earlier runs wrote (both files are checked like any input: a damaged line is named, never skipped).
 	const done = new Set(existsSync(out) ? readNormFile(out, regionNamer(context.universe())).map((norm) => norm.id) : []);
 	const rejectedBefore = new Set(readJsonl(rejectedFile, RejectedRow).records.map(rejectedKey));
-	const {runtime, call, calls, parallel} = callContext(context, ['generator']);
+	const {runtime, call, calls, breaker, parallel} = await callContext(context, ['generator']);
 	const norms = jsonlAppender(out);
 	const rejected = jsonlAppender(rejectedFile);
 	const result = await extractNorms({
@@ -106,7 +105,7 @@ export async function extract(context: CommandContext): Promise<number> {
 			rejected.append(row);
 			if (!flags['json']) io.stderr.write(chalk.yellow(`rejected ${path.basename(source)} line ${row.line} (${row.row}): ${row.reason}\n`));
 		},
-		breaker: neverStop,
+		breaker,
 	});
 	const written = [...result.extracted, ...result.adopted];
 	const summary = {
@@ -136,6 +135,7 @@ export async function extract(context: CommandContext): Promise<number> {
 		write(io, `Norms: ${out}${result.rejected.length || rejectedBefore.size ? `  Rejected rows: ${rejectedFile}` : ''}${summary.interrupted ? ' (interrupted: run the same command again to continue)' : ''}`);
 		write(io, `Build items from them: cultureconverse crisp build --norms ${path.relative(io.cwd, out) || out}`);
 	}
+	if (reportStop(io, runtime, breaker, 'rows')) return ExitCode.badInput;
 	if (summary.interrupted) return ExitCode.interrupted;
 	return result.errors.length > 0 ? ExitCode.episodeError : ExitCode.ok;
 }

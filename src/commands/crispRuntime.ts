@@ -1,6 +1,8 @@
+import {SetupBreaker} from '../llm/breaker.js';
+import {stopText} from '../llm/advice.js';
 import chalk from 'chalk';
 import {createRuntime} from '../app/runtime.js';
-import type {CallRecord, ModelRole} from '../domain/session.js';
+import type {CallRecord, ModelRole, RoleSettings} from '../domain/session.js';
 import {resolveRoleSettings} from '../llm/settings.js';
 import type {CallContext} from '../situated/agents.js';
 import {type GroundingSource, type RewardSelector, endpointGrounding, endpointSelector, judgeGrounding, modelSelector} from '../situated/scorers.js';
@@ -14,15 +16,27 @@ import type {CommandContext} from './types.js';
  * One gateway for the run, the call context, and every finished or failed call (for the spend line at
  * the end). `roles` are the ones the subcommand calls: one without a model stops it before it starts.
  */
-export function callContext(context: CommandContext, roles: readonly ModelRole[]) {
+export async function callContext(context: CommandContext, roles: readonly ModelRole[]) {
 	const runtime = createRuntime({flags: context.flags, io: context.io, universe: context.universe(), roles});
+	await runtime.check(roles);
 	if (runtime.settings.offline && !context.flags['json']) context.io.stderr.write(chalk.yellow('Offline mock provider: no model endpoint is configured (set OPENAI_BASE_URL / OPENAI_API_KEY). Items and scores are deterministic filler marked [mock], not a measurement.\n'));
-	const call: CallContext = {gateway: runtime.gateway, signal: context.io.signal};
+	// Repeated set-up failures (a bad key, no quota, an unknown model) stop the run, calls in flight included.
+	const breaker = new SetupBreaker(wholeFlag(context.flags, 'stopAfter', {min: 0, max: 1_000_000}, 3), context.io.signal);
+	const call: CallContext = {gateway: runtime.gateway, signal: breaker.signal};
 	const calls: CallRecord[] = [];
 	runtime.gateway.onEvent((event) => {
 		if (event.type === 'call_done' || event.type === 'call_failed') calls.push(event.call);
 	});
-	return {runtime, call, calls, parallel: wholeFlag(context.flags, 'parallel', {min: 1, max: 256}, 4)};
+	return {runtime, call, calls, breaker, parallel: wholeFlag(context.flags, 'parallel', {min: 1, max: 256}, 4)};
+}
+
+/** Says why a run stopped on the breaker (exit 2), or nothing; for every crisp subcommand that calls models. */
+export function reportStop(io: CommandContext['io'], runtime: {gateway: {settings: (role: ModelRole) => RoleSettings}; settings: {apiKeyEnv: Readonly<Record<ModelRole, string>>}}, breaker: SetupBreaker, what: string): boolean {
+	breaker.dispose();
+	const stop = breaker.stopped;
+	if (!stop) return false;
+	io.stderr.write(stopText(stop, what, runtime.gateway.settings(stop.role), runtime.settings.apiKeyEnv[stop.role]));
+	return true;
 }
 
 const httpUrl = (flag: string, value: unknown): string => {

@@ -139,6 +139,9 @@ export const SituatedItem = z.strictObject({
 	rounds: z.array(RefinementRound),
 	/** Why a failed item failed (a model call that gave up). */
 	error: z.string().nullable(),
+	/** The failure's kind and role (a set-up failure repeated across items stops the run). */
+	errorKind: z.string().optional(),
+	errorRole: z.string().optional(),
 	models: z.record(z.string(), z.string()),
 	createdAt: z.string(),
 });

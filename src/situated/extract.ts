@@ -3,7 +3,7 @@ import type {Norm, RejectedRow} from '../domain/situated.js';
 import {eachLimited} from '../util/limited.js';
 import {type CallContext, extractNorm} from './agents.js';
 import {type SourceRow, normFromExtraction} from './normSources.js';
-import {type FailureBreaker, neverStop} from './run.js';
+import {type FailureBreaker, breakerFailure} from './run.js';
 
 /*
  * `crisp norms extract`: one norm per source row, appended as each is made, so an interrupted run
@@ -22,7 +22,7 @@ export type ExtractInput = {
 	readonly context: CallContext;
 	readonly saveNorm: (norm: Norm) => void;
 	readonly saveRejected: (row: RejectedRow) => void;
-	/** @default neverStop */
+	/** Stops the extraction after repeated set-up failures; none = never. */
 	readonly breaker?: FailureBreaker;
 };
 
@@ -45,9 +45,8 @@ export async function extractNorms(input: ExtractInput): Promise<ExtractResult> 
 	const adopted: Norm[] = [];
 	const rejected: RejectedRow[] = [];
 	const errors: ExtractResult['errors'] = [];
-	const breaker = input.breaker ?? neverStop;
-	const controller = new AbortController();
-	const signal = input.context.signal ? AbortSignal.any([input.context.signal, controller.signal]) : controller.signal;
+	const breaker = input.breaker;
+	const signal = breaker ? (input.context.signal ? AbortSignal.any([input.context.signal, breaker.signal]) : breaker.signal) : input.context.signal;
 	let skipped = 0;
 	const reject = (entry: RejectedRow) => {
 		input.saveRejected(entry);
@@ -84,12 +83,13 @@ export async function extractNorms(input: ExtractInput): Promise<ExtractResult> 
 			const norm = normFromExtraction(row, value);
 			input.saveNorm(norm);
 			extracted.push(norm);
+			breaker?.success();
 		} catch (error) {
 			if (input.context.signal?.aborted) return;
 			if (!(error instanceof ModelCallError) || error.kind === 'aborted') throw error;
 			errors.push({row: row.row, line: row.line, error: error.message});
-			if (breaker(error)) controller.abort();
+			breaker?.failure(breakerFailure(error, `${row.row}@${row.line}`));
 		}
 	});
-	return {extracted, adopted, rejected, skipped, errors, stopped: controller.signal.aborted};
+	return {extracted, adopted, rejected, skipped, errors, stopped: Boolean(breaker?.stopped)};
 }

@@ -5,6 +5,8 @@ import {type EvaluateOptions, completeEvaluation, evaluateItem} from './evaluate
 import {type RefineOptions, moreChronotopes, refineItem} from './refine.js';
 import {eachLimited} from '../util/limited.js';
 import {ScorerError} from './scorers.js';
+import type {SetupBreaker} from '../llm/breaker.js';
+import type {ModelRole} from '../domain/session.js';
 
 /*
  * The build and eval loops over many norms or items, `parallel` at a time. Each finished record is
@@ -13,13 +15,16 @@ import {ScorerError} from './scorers.js';
  */
 
 /**
- * The hook for "stop after K identical non-retryable failures in a row" (issue 9, owned by the model
- * layer): every failure of a norm or item is passed here, and once it returns true the loop starts
- * nothing new (finished records stay saved; the run reports itself stopped). Until the model layer
- * provides its breaker, `crisp build` and `crisp eval` pass `neverStop`.
+ * Stop after K identical set-up failures in a row (llm/breaker.ts): every norm or item that finishes
+ * tells the breaker how it went; once it trips, its signal (which the command also gives the call
+ * context, so calls in flight stop too) ends the loop. Without one, nothing stops early.
  */
-export type FailureBreaker = (failure: Error) => boolean;
-export const neverStop: FailureBreaker = () => false;
+export type FailureBreaker = Pick<SetupBreaker, 'signal' | 'success' | 'failure' | 'stopped'>;
+
+/** What the breaker is told about a failed norm, item or row. */
+export function breakerFailure(error: Error, id: string): Parameters<SetupBreaker['failure']>[0] {
+	return error instanceof ModelCallError ? {kind: error.kind, role: error.call.role, message: error.message, id} : {message: error.message, id};
+}
 
 
 export type BuildInput = {
@@ -33,14 +38,14 @@ export type BuildInput = {
 	readonly save: (item: SituatedItem) => void;
 	readonly context: CallContext;
 	readonly refine?: RefineOptions;
-	/** @default neverStop */
+	/** Stops the build after repeated set-up failures; none = never. */
 	readonly breaker?: FailureBreaker;
 };
 
 export type BuildResult = {readonly built: SituatedItem[]; readonly skipped: number; readonly normErrors: Array<{normId: string; error: string}>; readonly stopped: boolean};
 
 export async function buildItems(input: BuildInput): Promise<BuildResult> {
-	const {signal, stopped, trip} = breakerSignal(input.context.signal, input.breaker);
+	const {signal, stopped, trip, ok} = breakerSignal(input.context.signal, input.breaker);
 	const built: SituatedItem[] = [];
 	const normErrors: BuildResult['normErrors'] = [];
 	let skipped = 0;
@@ -67,7 +72,7 @@ export async function buildItems(input: BuildInput): Promise<BuildResult> {
 			const failure = failureOf(error, input.context);
 			if (failure) {
 				normErrors.push({normId: norm.id, error: failure.message});
-				trip(failure);
+				trip(failure, norm.id);
 			}
 			return;
 		}
@@ -76,7 +81,7 @@ export async function buildItems(input: BuildInput): Promise<BuildResult> {
 				skipped++;
 				continue;
 			}
-			if (signal.aborted) return;
+			if (signal?.aborted) return;
 			let item: SituatedItem;
 			try {
 				item = await refineItem(culture, norm, chronotope, index, input.context, input.refine);
@@ -87,7 +92,8 @@ export async function buildItems(input: BuildInput): Promise<BuildResult> {
 			}
 			input.save(item);
 			built.push(item);
-			if (item.status === 'failed') trip(new Error(item.error ?? 'failed'));
+			if (item.status === 'failed') input.breaker?.failure({kind: item.errorKind, role: item.errorRole as ModelRole | undefined, message: item.error ?? 'failed', id: item.id});
+			else ok();
 		}
 	});
 	return {built, skipped, normErrors, stopped: stopped()};
@@ -105,7 +111,7 @@ export type EvalInput = {
 	readonly save: (evaluation: SituatedEval) => void;
 	readonly context: CallContext;
 	readonly options: EvaluateOptions;
-	/** @default neverStop */
+	/** Stops the evaluation after repeated set-up failures; none = never. */
 	readonly breaker?: FailureBreaker;
 };
 
@@ -119,7 +125,7 @@ export type EvalResult = {
 };
 
 export async function evaluateItems(input: EvalInput): Promise<EvalResult> {
-	const {signal, stopped, trip} = breakerSignal(input.context.signal, input.breaker);
+	const {signal, stopped, trip, ok} = breakerSignal(input.context.signal, input.breaker);
 	const evaluated: SituatedEval[] = [];
 	const completed: SituatedEval[] = [];
 	const errors: EvalResult['errors'] = [];
@@ -141,31 +147,26 @@ export async function evaluateItems(input: EvalInput): Promise<EvalResult> {
 			const evaluation = await evaluateItem(item, input.context, input.options);
 			input.save(evaluation);
 			evaluated.push(evaluation);
+			ok();
 		} catch (error) {
 			const failure = failureOf(error, input.context);
 			if (failure) {
 				errors.push({itemId: item.id, error: failure instanceof ModelCallError ? `${failure.call.stage}: ${failure.message}` : failure.message});
-				trip(failure);
+				trip(failure, item.id);
 			}
 		}
 	});
 	return {evaluated, completed, skipped, errors, stopped: stopped()};
 }
 
-/** The run's signal, plus an abort of our own once the breaker says stop (so no new norm or item starts). */
-function breakerSignal(outer: AbortSignal | undefined, breaker: FailureBreaker = neverStop) {
-	const controller = new AbortController();
-	let tripped = false;
-	const signal = outer ? AbortSignal.any([outer, controller.signal]) : controller.signal;
+/** The loop's signal (the breaker's, which follows the run's) and how outcomes reach the breaker. */
+function breakerSignal(outer: AbortSignal | undefined, breaker: FailureBreaker | undefined) {
+	const signal = breaker ? (outer ? AbortSignal.any([outer, breaker.signal]) : breaker.signal) : outer;
 	return {
 		signal,
-		stopped: () => tripped,
-		trip: (failure: Error) => {
-			if (!tripped && breaker(failure)) {
-				tripped = true;
-				controller.abort();
-			}
-		},
+		stopped: () => breaker?.stopped !== null && breaker?.stopped !== undefined,
+		trip: (failure: Error, id: string) => breaker?.failure(breakerFailure(failure, id)),
+		ok: () => breaker?.success(),
 	};
 }
 
