@@ -14,7 +14,7 @@ import type {Universe} from '../universe/load.js';
 import {buildAssistantPrompt, type AssistantMockInput} from './assistant.js';
 import {chooseCandidate, rateCandidates} from './candidates.js';
 import type {EngineEvent, EngineListener} from './events.js';
-import {aggregate, emptyJudge, judgeAll, judgeMetric} from './judge.js';
+import {aggregate, emptyJudge, judgeAll, judgeMetric, recordViolations} from './judge.js';
 import {type Action, actionLabel, nextAction} from './nextAction.js';
 import {simulateUserTurn} from './simulator.js';
 import {type GoldGuidance, goldGuidance, type PublicView, publicView} from './views.js';
@@ -386,7 +386,8 @@ export class EpisodeEngine {
 		try {
 			const response = await judgeMetric(this.current, metric, {gateway: this.deps.gateway, step: n, signal, onEvent: this.onCall});
 			const value = response.value;
-			const violations = 'violations' in value ? value.violations : judge.violations;
+			const violations = 'violations' in value ? recordViolations(value.violations, this.current) : judge.violations;
+			const otherHarms = 'otherHarms' in value ? value.otherHarms : judge.otherHarms;
 			this.update({
 				judge: aggregate({
 					...judge,
@@ -394,6 +395,7 @@ export class EpisodeEngine {
 					rationales: {...judge.rationales, [metric]: value.rationale},
 					steps: {...judge.steps, [metric]: n},
 					violations,
+					...(otherHarms ? {otherHarms} : {}),
 				}),
 			});
 			this.emit({type: 'judge_metric', metric, score: value.score, rationale: value.rationale, step: n});
@@ -417,7 +419,7 @@ export class EpisodeEngine {
 				rationales[metric] = value[metric].rationale;
 				steps[metric] = n;
 			}
-			this.update({judge: aggregate({...judge, scores, rationales, steps, violations: value.violations})});
+			this.update({judge: aggregate({...judge, scores, rationales, steps, violations: recordViolations(value.violations, this.current), otherHarms: value.otherHarms})});
 			for (const metric of METRICS) this.emit({type: 'judge_metric', metric, score: value[metric].score, rationale: value[metric].rationale, step: n});
 		} catch (error) {
 			if (error instanceof ModelCallError && error.kind !== 'aborted') throw new EpisodeFailure('JUDGE_ERROR', `combined judge call failed (${error.kind}): ${error.message}`, null, error);

@@ -96,6 +96,7 @@ export function formatJudge(judge: JudgeResult): string {
 		...METRICS.map((metric) => `  ${metric.padEnd(13)} ${score(judge.scores[metric])}  ${chalk.dim(judge.rationales[metric] ?? '')}`),
 		`  3H ${judge.threeH?.toFixed(2) ?? '–'}   TDQ ${judge.tdq?.toFixed(2) ?? '–'}   clean ${judge.clean === null ? '–' : judge.clean ? 'yes' : 'NO'}`,
 		...judge.violations.map((violation) => `  violation: ${violation.item} (${violation.evidence})`),
+		...(judge.otherHarms ?? []).map((harm) => `  other harm (does not unset clean): ${harm.item} (${harm.evidence})`),
 	];
 	return lines.join('\n');
 }

@@ -2,7 +2,7 @@ import {existsSync, mkdirSync, readdirSync, readFileSync, statSync} from 'node:f
 import path from 'node:path';
 import {type Adapter, Low} from 'lowdb';
 import {JSONFile} from 'lowdb/node';
-import {ModelRole, Session} from '../domain/session.js';
+import {ModelRole, Session, violationId} from '../domain/session.js';
 import {SessionIndex, type SessionSetup, SessionSummary} from '../domain/sessionSummary.js';
 import {shortHash} from '../util/hash.js';
 import {writeFileAtomic} from '../util/atomicWrite.js';
@@ -202,7 +202,10 @@ export function summarize(session: Session, file: string): SessionSummary {
 		rejudgeRepeat: session.config.rejudgeRepeat ?? null,
 		// Content-addressed: the variants of a seed run from one shared blueprint carry the same id.
 		blueprintId: session.blueprint ? shortHash(JSON.stringify([session.blueprint.public, session.blueprint.private, session.blueprint.oracle])) : null,
-		violationIds: [...new Set((session.judge?.violations ?? []).flatMap((violation) => (violation.id ? [violation.id] : [])))],
+		violationIds: [...new Set((session.judge?.violations ?? []).flatMap((violation) => {
+			const id = violationId(violation);
+			return id ? [id] : [];
+		}))],
 		...setupOf(session),
 	};
 }
