@@ -61,6 +61,10 @@ export const CallRecord = z.strictObject({
 	error: z.string().nullable(),
 	request: z.array(ChatMessage),
 	response: z.string().nullable(),
+	/** Thinking text removed from the reply (<think> blocks) or a server's `reasoning_content`; absent or null = none. */
+	reasoning: z.string().nullable().optional(),
+	/** True when the tokens were counted locally because the server sent no usage. */
+	tokensEstimated: z.boolean().optional(),
 });
 export type CallRecord = z.infer<typeof CallRecord>;
 
@@ -134,6 +138,8 @@ export const Turn = z.strictObject({
 	callId: z.string().nullable(),
 	/** Best-of-N assistant turns: every sampled reply with its rating; the turn's content is the chosen one. */
 	candidates: z.array(Candidate).optional(),
+	/** A human assistant's turn written after the hidden panes (private, oracle) had been shown to them. */
+	sawHidden: z.boolean().optional(),
 });
 export type Turn = z.infer<typeof Turn>;
 
@@ -222,5 +228,10 @@ export const Session = z.strictObject({
 	termination: Termination.nullable(),
 	steps: z.array(StepRecord),
 	calls: z.array(CallRecord),
+	/**
+	 * True once the person playing the assistant was shown hidden state (private or oracle: `--reveal`
+	 * or the reveal key) before the dialogue ended; such a human baseline is reported apart.
+	 */
+	sawHidden: z.boolean().optional(),
 });
 export type Session = z.infer<typeof Session>;
