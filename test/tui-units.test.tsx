@@ -5,7 +5,7 @@ import {initialLive, liveReducer, retryLabel} from '../src/tui/episode/liveState
 import {initialUi, uiReducer} from '../src/tui/episode/uiState.js';
 import {appReducer, backOf} from '../src/tui/appState.js';
 import {applyDraftKey} from '../src/tui/text/draft.js';
-import {fuzzyFilter, fuzzyScore} from '../src/tui/text/fuzzy.js';
+import {fuzzyFilter} from '../src/tui/text/fuzzy.js';
 import {blockAt, effectiveOffset, FOLLOW, maxOffset, pageSize, pageStart, scrollBy, slicesInWindow, TOP, visibleRange} from '../src/tui/text/scroll.js';
 import {displayWidth, fit, truncate} from '../src/tui/text/width.js';
 import {wrapText} from '../src/tui/text/wrap.js';
@@ -103,12 +103,19 @@ describe('scroll arithmetic', () => {
 });
 
 describe('fuzzy matching', () => {
-	it('matches subsequences and ranks word starts and runs first', () => {
-		assert.equal(fuzzyScore('xyz', 'my-tamil-hindu'), null);
-		assert.ok(fuzzyScore('tam', 'my-tamil-hindu')! > fuzzyScore('tam', 'taxi and more')!);
+	it('ranks the best match first, needs every word, and keeps the order for an empty query', () => {
 		const ranked = fuzzyFilter(['my-malay-muslim-a18-f', 'my-tamil-hindu-a55-f', 'sg-tamil-a35-m'], 'tamil hindu', (x) => x);
 		assert.equal(ranked[0], 'my-tamil-hindu-a55-f');
+		assert.deepEqual(fuzzyFilter(['my-tamil', 'xyz'], 'qqqq', (x) => x), []);
 		assert.deepEqual(fuzzyFilter(['b', 'a'], '', (x) => x), ['b', 'a']);
+	});
+	it('tolerates a typo but does not match scattered letters (the shipped personas and templates)', () => {
+		const universe = testUniverse();
+		const tamol = fuzzyFilter(universe.personas, 'tamol', (p) => `${p.id} ${p.identity}`);
+		assert.ok(tamol.length > 0 && tamol.every((p) => /tamil/i.test(`${p.id} ${p.identity}`)), tamol.map((p) => p.id).join());
+		const funerals = fuzzyFilter(universe.templates, 'funeral', (t) => `${t.id} ${t.title} ${t.sketch}`);
+		const expected = universe.templates.filter((t) => /funeral/i.test(`${t.title} ${t.sketch}`));
+		assert.deepEqual(funerals.map((t) => t.id).sort(), expected.map((t) => t.id).sort());
 	});
 });
 

@@ -108,6 +108,20 @@ export class EpisodeEngine {
 	}
 
 	/**
+	 * The person playing the assistant is shown hidden state (private, oracle): recorded on the session,
+	 * and every reply they write from now on is marked `sawHidden`, so their scores are reported apart
+	 * from blind ones. Once the dialogue has ended nothing they see can change a reply: not recorded.
+	 * Returns true when it was recorded now.
+	 */
+	async revealHidden(): Promise<boolean> {
+		const session = this.current;
+		if (session.config.assistant !== 'human' || session.sawHidden || session.termination || session.status === 'completed') return false;
+		this.update({sawHidden: true});
+		await this.save();
+		return true;
+	}
+
+	/**
 	 * Clears an error so the failed step runs again (after a 429 storm or an outage). The failed step
 	 * stays in the steps log; an error-caused termination is removed because the dialogue did not end.
 	 */
@@ -261,7 +275,7 @@ export class EpisodeEngine {
 		if (kind === 'human') {
 			const content = this.pendingHuman!;
 			this.pendingHuman = null;
-			this.emit({type: 'assistant_turn', turn: this.turn({role: 'assistant', content, t, step: n, source: 'human'})});
+			this.emit({type: 'assistant_turn', turn: this.turn({role: 'assistant', content, t, step: n, source: 'human', ...(session.sawHidden ? {sawHidden: true} : {})})});
 			return;
 		}
 		if (kind === 'replay') {
