@@ -1,5 +1,10 @@
+import chalk from 'chalk';
 import {main} from './main.js';
 import type {IO} from './commands/types.js';
+
+// NO_COLOR (no-color.org): no colour when it is set and not empty, on a terminal too. chalk itself
+// only reads FORCE_COLOR; Ink draws through the same chalk, so this covers the TUI as well.
+if (process.env['NO_COLOR']) chalk.level = 0;
 
 const controller = new AbortController();
 // First Ctrl-C asks the running command to stop cleanly (saving its work); a second one, or a

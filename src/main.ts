@@ -98,6 +98,8 @@ export async function main(argv: readonly string[], io: IO, options: MainOptions
 			io.stdout.write(helpText());
 			return ExitCode.ok;
 		}
+		// Options with no command (`cultureconverse --sessions-dir X`) are the TUI's: it opens on them.
+		if (first.startsWith('-') && !['--help', '-h', '--version', '-v'].includes(first)) return await main(['tui', ...argv], io, options);
 		if (first === '--help' || first === '-h' || first === 'help') {
 			io.stdout.write(helpText());
 			return ExitCode.ok;

@@ -15,7 +15,7 @@ import {choicesToFlags, cycleChoice, initialChoices, initialOptions, OPTION_ROWS
 import {initialPersonaPicker, initialTemplatePicker, personaPickerKey, templatePickerKey} from '../src/tui/view/pickerState.js';
 import {cycleFilter, NO_FILTERS, visiblePersonas} from '../src/tui/view/pickers.js';
 import {formatSeconds, formatTokens} from '../src/tui/view/status.js';
-import {initialSessionsScreen, nextSort, sessionsKey, visibleSessions} from '../src/tui/view/sessionsList.js';
+import {sessionRow, initialSessionsScreen, nextSort, sessionsKey, visibleSessions} from '../src/tui/view/sessionsList.js';
 import type {SessionSummary} from '../src/domain/sessionSummary.js';
 import {testUniverse} from './helpers/tuiFixture.js';
 
@@ -280,10 +280,11 @@ describe('pickers', () => {
 	});
 	it('turns option choices into the flags `run` takes', () => {
 		const choices = initialChoices({lang: 'native', human: true, simulatorModel: 'gpt-5-nano'});
-		assert.deepEqual(choices, {tier: 'seed', lang: 'native', mode: 'eval', assistant: 'me', bestOf: 'off', models: {simulator: 'gpt-5-nano'}});
+		assert.deepEqual(choices, {tier: 'seed', lang: 'native', mode: 'eval', assistant: 'me', bestOf: 'off', maxTurns: '5', judgeMode: 'separate', models: {simulator: 'gpt-5-nano'}});
 		assert.equal(cycleChoice(choices, 'tier', 1).tier, 'standard');
 		assert.equal(cycleChoice(choices, 'tier', -1).tier, 'normative');
-		assert.deepEqual(choicesToFlags('p', 't', choices), {persona: 'p', template: 't', tier: undefined, lang: 'native', mode: 'eval', human: true, bestOf: undefined, simulatorModel: 'gpt-5-nano'});
+		assert.deepEqual(choicesToFlags('p', 't', choices), {persona: 'p', template: 't', tier: undefined, lang: 'native', mode: 'eval', human: true, bestOf: undefined, maxTurns: 5, judgeMode: 'separate', simulatorModel: 'gpt-5-nano'});
+		assert.deepEqual(choicesToFlags('p', 't', cycleChoice(cycleChoice(choices, 'maxTurns', 1), 'judgeMode', 1)), {...choicesToFlags('p', 't', choices), maxTurns: 6, judgeMode: 'combined'}, 'max turns and judge mode on the options screen');
 		assert.equal(choicesToFlags('p', 't', {...choices, assistant: 'model', bestOf: '4'}).bestOf, 4);
 		assert.equal(choicesToFlags('p', 't', {...choices, bestOf: '4'}).bestOf, undefined, 'a person playing the assistant writes one reply');
 		assert.equal(initialChoices({bestOf: 3}).bestOf, '3');
@@ -347,19 +348,39 @@ describe('sessions list', () => {
 		assert.deepEqual(visibleSessions(rows, 'running jp', 'newest').map((s) => s.id), ['b']);
 		assert.equal(nextSort('persona'), 'newest');
 	});
-	it('handles keys as a reducer: / filter, s sort, r resumes only unfinished sessions', () => {
+	it('handles keys as a reducer: / filter, s sort, r resumes unfinished and retries errored sessions, h hides scores, m/d compare', () => {
 		let state = initialSessionsScreen();
 		state = sessionsKey(rows, state, '/', {}, 10);
 		for (const input of 'isan') state = sessionsKey(rows, state, input, {}, 10);
 		assert.equal(state.query, 'isan');
 		state = sessionsKey(rows, state, '', {return: true}, 10);
 		assert.equal(state.filtering, false);
-		assert.equal(sessionsKey(rows, state, 'r', {}, 10).note?.includes('only running or awaiting_assistant'), true);
+		assert.match(sessionsKey(rows, state, 'r', {}, 10).note ?? '', /is completed: nothing to resume/);
 		assert.equal(sessionsKey(rows, state, '', {return: true}, 10).command, 'open');
 		let all = initialSessionsScreen();
 		assert.equal(sessionsKey(rows, all, 'r', {}, 10).command, 'resume', 'the newest (b) is running');
 		all = sessionsKey(rows, all, 's', {}, 10);
 		assert.equal(all.sort, 'oldest');
 		assert.equal(sessionsKey(rows, all, 'q', {}, 10).command, 'quit');
+		const errored = [...rows, summary({id: 'e', createdAt: '2026-01-04T00:00:00Z', status: 'error', errorFlag: 'JUDGE_ERROR'})];
+		assert.equal(sessionsKey(errored, initialSessionsScreen(), 'r', {}, 10).command, 'resume', 'an errored session: r retries it');
+		const hidden = sessionsKey(rows, initialSessionsScreen(), 'h', {}, 10);
+		assert.equal(hidden.hideScores, true);
+		assert.ok(!sessionRow(rows[0]!, {hideScores: true}).includes('4.00') && sessionRow(rows[0]!).includes('4.00'));
+		let marking = sessionsKey(rows, initialSessionsScreen(), 'm', {}, 10);
+		assert.match(sessionsKey(rows, marking, 'd', {}, 10).note ?? '', /Mark two/);
+		marking = sessionsKey(rows, sessionsKey(rows, marking, '', {downArrow: true}, 10), 'm', {}, 10);
+		assert.deepEqual(marking.marked, ['b', 'a']);
+		assert.equal(sessionsKey(rows, marking, 'd', {}, 10).command, 'compare', 'same seed: compare');
+		const otherSeed = rows.map((row) => (row.id === 'a' ? {...row, seedId: 'other:seed'} : row));
+		assert.match(sessionsKey(otherSeed, marking, 'd', {}, 10).note ?? '', /different seeds/);
+	});
+	it('filters by field: model, judge, scores, clean', () => {
+		const scored = [summary({id: 'x', assistantModel: 'qwen3:8b', threeH: 4.5, clean: true}), summary({id: 'y', assistantModel: 'gpt-5-mini', threeH: 3, clean: false}), summary({id: 'z', assistantModel: 'gpt-5-mini', threeH: null})];
+		const ids = (query: string) => visibleSessions(scored, query, 'newest').map((s) => s.id).sort();
+		assert.deepEqual(ids('model:qwen'), ['x']);
+		assert.deepEqual(ids('model:gpt 3h>=3'), ['y']);
+		assert.deepEqual(ids('3h<4'), ['y']);
+		assert.deepEqual(ids('clean:no'), ['y']);
 	});
 });
