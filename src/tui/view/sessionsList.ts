@@ -105,7 +105,7 @@ export function sessionRow(s: SessionSummary, options: {hideScores?: boolean} = 
 
 export const SESSION_COLUMNS: ReadonlyArray<{readonly header: string; readonly width: number}> = [
 	{header: 'STATUS', width: 16},
-	{header: 'ID', width: 44},
+	{header: 'ID', width: 50},
 	{header: 'ASSISTANT', width: 18},
 	{header: 'MARK', width: 5},
 	{header: 'TEMPLATE', width: 28},

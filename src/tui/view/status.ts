@@ -53,10 +53,13 @@ export function turnText(session: Pick<Session, 'turns' | 'config'>): string {
 	return `turn ${last ? `t=${last.t}` : '–'} (max t=${session.config.maxTurns - 1})`;
 }
 
-/** "simulator 12.4 s · attempt 2/5 (500) · timeout 60 s": the oldest call in flight, with a live timer. */
+/**
+ * "⏳ simulator 12.4 s · attempt 2/5 · timeout 60 s": the oldest call in flight, with a live timer
+ * (why earlier attempts failed is in the retry segment and the inspector).
+ */
 export function callInFlightText(call: CallInFlight, nowMs: number): string {
 	const elapsed = formatSeconds(Math.max(0, nowMs - call.startedAt));
-	const attempt = `attempt ${call.attempt}${call.maxAttempts ? `/${call.maxAttempts}` : ''}${call.failures.length > 0 ? ` (${call.failures.join(', ')} before)` : ''}`;
+	const attempt = `attempt ${call.attempt}${call.maxAttempts ? `/${call.maxAttempts}` : ''}`;
 	return [`⏳ ${call.role} ${call.stage === call.role ? '' : `${call.stage} `}${elapsed}`, attempt, ...(call.timeoutMs ? [`timeout ${formatSeconds(call.timeoutMs)}`] : [])].join(' · ');
 }
 
@@ -90,15 +93,16 @@ export function statusLines(input: StatusInput): [Segment[], Segment[]] {
 	const inFlight = input.calls?.[0];
 	// The step number of the calls it makes (the inspector's s4 is step 4, shown while it runs).
 	const stepNumber = input.running ? `step ${session.steps.length + 1} ▶` : `step ${session.steps.length}`;
+	// Most telling first: a line cut at a narrow terminal's edge loses the cost, not the call in flight.
 	const first: Segment[] = [
 		phaseText(input),
 		...(input.replay ? [] : [{text: stepNumber, tone: 'dim' as const}]),
 		{text: turnText(session), tone: 'normal'},
 		{text: shardText(session), tone: 'private'},
-		{text: usageText(session), tone: 'dim'},
 		inFlight ? {text: callInFlightText(inFlight, input.nowMs ?? Date.now()), tone: 'warn'} : {text: `last call ${latency === null ? '–' : formatSeconds(latency)}`, tone: 'dim'},
+		...(input.retry ? [{text: input.retry, tone: 'warn' as const}] : []),
+		{text: usageText(session), tone: 'dim'},
 	];
-	if (input.retry) first.push({text: input.retry, tone: 'warn'});
 	const second: Segment[] = [{text: modelsText(session), tone: 'dim'}];
 	if (!input.replay) second.push({text: input.auto ? 'AUTO on (a stops)' : 'auto off', tone: input.auto ? 'warn' : 'dim'});
 	if (input.problem) second.push({text: input.problem, tone: 'error'});
