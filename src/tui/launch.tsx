@@ -57,7 +57,11 @@ export async function launchTui(io: IO, request: TuiRequest): Promise<number> {
 	let interrupted = false;
 	const outcome = new TuiOutcome();
 	try {
-		const app = render(createElement(App, {services, initial, outcome}), {stdout, stdin, stderr: io.stderr as NodeJS.WriteStream, exitOnCtrlC: false, patchConsole: true});
+		// Incremental rendering rewrites only the lines that changed: a one-line scroll writes a few
+		// hundred bytes instead of the whole 160x48 screen (npm run bench:tui measures both;
+		// CULTURECONVERSE_TUI_INCREMENTAL=0 turns it off).
+		const incrementalRendering = io.env['CULTURECONVERSE_TUI_INCREMENTAL'] !== '0';
+		const app = render(createElement(App, {services, initial, outcome}), {stdout, stdin, stderr: io.stderr as NodeJS.WriteStream, exitOnCtrlC: false, patchConsole: true, incrementalRendering});
 		const onAbort = () => {
 			interrupted = true;
 			app.unmount();
