@@ -4,7 +4,8 @@ import type {Session} from '../src/domain/session.js';
 import {initialLive, liveReducer, retryLabel} from '../src/tui/episode/liveState.js';
 import {initialUi, uiReducer} from '../src/tui/episode/uiState.js';
 import {appReducer, backOf} from '../src/tui/appState.js';
-import {applyDraftKey} from '../src/tui/text/draft.js';
+import {EMPTY_EDITOR, type EditorState, editKey, editorLines} from '../src/tui/text/editor.js';
+import {parsePresses} from '../src/tui/text/keys.js';
 import {fuzzyFilter} from '../src/tui/text/fuzzy.js';
 import {blockAt, effectiveOffset, FOLLOW, maxOffset, pageSize, pageStart, scrollBy, slicesInWindow, TOP, visibleRange} from '../src/tui/text/scroll.js';
 import {displayWidth, fit, truncate} from '../src/tui/text/width.js';
@@ -120,15 +121,48 @@ describe('fuzzy matching', () => {
 });
 
 describe('the human reply box', () => {
-	it('Enter adds a line, Enter on an empty line sends, Ctrl-S sends, Esc leaves', () => {
-		assert.deepEqual(applyDraftKey('hi', '\r', {return: true}), {kind: 'edit', draft: 'hi\n'});
-		assert.deepEqual(applyDraftKey('hi\n', '\r', {return: true}), {kind: 'send', text: 'hi'});
-		assert.deepEqual(applyDraftKey('', '\r', {return: true}), {kind: 'empty', draft: ''});
-		assert.deepEqual(applyDraftKey('a\nb', 's', {ctrl: true}), {kind: 'send', text: 'a\nb'});
-		assert.deepEqual(applyDraftKey('abc', '', {backspace: true}), {kind: 'edit', draft: 'ab'});
-		assert.deepEqual(applyDraftKey('abc', '', {escape: true}), {kind: 'blur', draft: 'abc'});
-		assert.deepEqual(applyDraftKey('', 'one\r\ntwo', {}), {kind: 'edit', draft: 'one\ntwo'}, 'a paste keeps its newlines and does not send');
-		assert.deepEqual(applyDraftKey('x', '', {upArrow: true}), {kind: 'edit', draft: 'x'});
+	/** Types raw terminal input into an editor, as the box does, and returns the final state or what it asked for. */
+	const typeRaw = (raw: string[], from: EditorState = EMPTY_EDITOR) => {
+		let state = from;
+		const asked: string[] = [];
+		for (const chunk of raw) {
+			for (const press of parsePresses(chunk)) {
+				const result = editKey(state, press);
+				if (result.kind === 'edit' || result.kind === 'empty' || result.kind === 'blur' || result.kind === 'scroll' || result.kind === 'external') state = result.state;
+				asked.push(result.kind === 'send' ? `send:${result.text}` : result.kind);
+			}
+		}
+		return {state, asked};
+	};
+	it('keeps every key of one read: text, Backspaces (DEL and ^H), Enter as a new line, in order', () => {
+		assert.equal(typeRaw(['abcdef\u007f\u007f\u007f\u007f\u007f\u007fPara one.']).state.text, 'Para one.');
+		assert.equal(typeRaw(['one\r\rtwo\b\bwo']).state.text, 'one\n\ntwo');
+		assert.equal(typeRaw(['tamil ', 'தமிழ்', '\u007f']).state.text, 'tamil தமி', 'Backspace removes a whole grapheme cluster (ழ் with its virama)');
+	});
+	it('moves by character, word and line, and deletes words and line ends', () => {
+		assert.equal(typeRaw(['hello world', '\u001B[D', '\u001B[D', 'X']).state.text, 'hello worXld');
+		assert.equal(typeRaw(['hello world', '\u001B[1;5D', 'big ']).state.text, 'hello big world', 'Ctrl-Left: a word back');
+		assert.equal(typeRaw(['hello world', '\u0017']).state.text, 'hello ', 'Ctrl-W');
+		assert.equal(typeRaw(['hello world', '\u001B\u007f']).state.text, 'hello ', 'Alt-Backspace');
+		assert.equal(typeRaw(['one\rtwo three', '\u0015']).state.text, 'one\n', 'Ctrl-U: to the start of the line');
+		assert.equal(typeRaw(['one two', '\u0001', '\u000B']).state.text, '', 'Ctrl-A then Ctrl-K');
+		assert.equal(typeRaw(['abc', '\u001B[H', '\u001B[3~']).state.text, 'bc', 'Home, Delete');
+		assert.equal(typeRaw(['first line\rsecond', '\u001B[A', '\u001B[F', '!']).state.text, 'first line!\nsecond', 'Up then End');
+	});
+	it('sends with Ctrl-S or Alt-Enter, refuses an empty reply, leaves with Esc, hands off with Ctrl-X, scrolls with PgUp/PgDn', () => {
+		assert.deepEqual(typeRaw(['a\rb', '\u0013']).asked.at(-1), 'send:a\nb');
+		assert.deepEqual(typeRaw(['hi', '\u001B\r']).asked.at(-1), 'send:hi');
+		assert.deepEqual(typeRaw(['  ', '\u0013']).asked.at(-1), 'empty');
+		assert.deepEqual(typeRaw(['x', '\u001B']).asked.at(-1), 'blur');
+		assert.deepEqual(typeRaw(['x', '\u0018']).asked.at(-1), 'external');
+		assert.deepEqual(typeRaw(['\u001B[5~']).asked.at(-1), 'scroll');
+		assert.equal(typeRaw(['\u001B[200~', 'pasted\r\nlines', '\u001B[201~']).state.text, 'pasted\nlines', 'a bracketed paste inserts its text and never sends');
+	});
+	it('draws the cursor where it is and keeps its line in view', () => {
+		const {state} = typeRaw(['one two three four five', '\u001B[1;5D', '\u001B[1;5D']);
+		const {lines, cursorLine} = editorLines(state, 10, true);
+		assert.ok(lines[cursorLine]!.includes('▌'), lines.join('|'));
+		assert.equal(lines.join(' ').replace('▌', '').replace(/\s+/g, ' ').trim(), 'one two three four five');
 	});
 });
 

@@ -57,10 +57,11 @@ export async function launchTui(io: IO, request: TuiRequest): Promise<number> {
 	let interrupted = false;
 	const outcome = new TuiOutcome();
 	try {
-		// Incremental rendering rewrites only the lines that changed: a one-line scroll writes a few
-		// hundred bytes instead of the whole 160x48 screen (npm run bench:tui measures both;
-		// CULTURECONVERSE_TUI_INCREMENTAL=0 turns it off).
-		const incrementalRendering = io.env['CULTURECONVERSE_TUI_INCREMENTAL'] !== '0';
+		// Ink's incremental rendering rewrites only the lines that changed (a third of the bytes for a
+		// one-line scroll, npm run bench:tui), but in tmux it left stale lines on screen while a reply
+		// streamed (a status line of an earlier step above the current one), so full redraws stay the
+		// default; CULTURECONVERSE_TUI_INCREMENTAL=1 turns it on for measuring.
+		const incrementalRendering = io.env['CULTURECONVERSE_TUI_INCREMENTAL'] === '1';
 		const app = render(createElement(App, {services, initial, outcome}), {stdout, stdin, stderr: io.stderr as NodeJS.WriteStream, exitOnCtrlC: false, patchConsole: true, incrementalRendering});
 		const onAbort = () => {
 			interrupted = true;

@@ -88,8 +88,13 @@ export function parsePresses(raw: string): Press[] {
 	if (raw.startsWith('\u001B')) return [escapePress(raw)];
 	const out: Press[] = [];
 	let text = '';
+	let previous = '';
 	for (const char of raw) {
 		const code = char.codePointAt(0)!;
+		const crlf = char === '\n' && previous === '\r';
+		previous = char;
+		// A pasted CR LF is one line break.
+		if (crlf) continue;
 		if (code < 0x20 || code === 0x7f) {
 			if (text) out.push(press('text', {text}));
 			text = '';
