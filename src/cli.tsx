@@ -1,19 +1,29 @@
+import {setMaxListeners} from 'node:events';
 import chalk from 'chalk';
 import {main} from './main.js';
 import type {IO} from './commands/types.js';
 
-// NO_COLOR (no-color.org): no colour when it is set and not empty, on a terminal too. chalk itself
-// only reads FORCE_COLOR; Ink draws through the same chalk, so this covers the TUI as well.
+// NO_COLOR (https://no-color.org) turns colour off on a terminal too: chalk and Ink only read
+// FORCE_COLOR, so it is translated before either is loaded.
+if (process.env['NO_COLOR'] && process.env['NO_COLOR'] !== '') process.env['FORCE_COLOR'] = '0';
+// Static imports run before the line above, so chalk has already read its level: set it as well
+// (Ink, loaded later for the TUI, draws through the same chalk).
 if (process.env['NO_COLOR']) chalk.level = 0;
 
 const controller = new AbortController();
-// First Ctrl-C asks the running command to stop cleanly (saving its work); a second one, or a
-// command that does not stop within 5 s, ends the process.
-process.on('SIGINT', () => {
-	if (controller.signal.aborted) process.exit(130);
+// Every model call of a batch listens to this one signal: no listener-count warning at high concurrency.
+setMaxListeners(0, controller.signal);
+let stopCode: number | null = null;
+// First Ctrl-C (or a SIGTERM from a scheduler) asks the running command to stop cleanly, saving its
+// work; a second one, or a command that does not stop within 5 s, ends the process.
+const stop = (code: number) => () => {
+	if (controller.signal.aborted) process.exit(stopCode ?? code);
+	stopCode = code;
 	controller.abort();
-	setTimeout(() => process.exit(130), 5000).unref();
-});
+	setTimeout(() => process.exit(code), 5000).unref();
+};
+process.on('SIGINT', stop(130));
+process.on('SIGTERM', stop(143));
 
 const io: IO = {
 	stdout: process.stdout,
@@ -24,7 +34,10 @@ const io: IO = {
 	signal: controller.signal,
 };
 
-process.exitCode = await main(process.argv.slice(2), io, {
+const code = await main(process.argv.slice(2), io, {
 	// Loaded lazily so headless commands never parse React or Ink.
 	openTui: async (tuiIo, request) => (await import('./tui/launch.js')).launchTui(tuiIo, request),
 });
+// A command interrupted by SIGTERM reports 130 like any interruption; the shell convention for a
+// terminated process is 143.
+process.exitCode = code === 130 && stopCode === 143 ? 143 : code;

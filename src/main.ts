@@ -5,6 +5,8 @@ import {loadUniverse, type Universe} from './universe/load.js';
 import {ExitCode, UserError, errorMessage} from './util/errors.js';
 import {workspaceDir} from './util/paths.js';
 import {nearMatches} from './util/suggest.js';
+import {maskSecrets} from './llm/secrets.js';
+import {ModelCallError, SETUP_FAILURES} from './llm/types.js';
 import path from 'node:path';
 
 /** Flags every command accepts. */
@@ -101,7 +103,13 @@ export async function main(argv: readonly string[], io: IO, options: MainOptions
 		// Options with no command (`cultureconverse --sessions-dir X`) are the TUI's: it opens on them.
 		if (first.startsWith('-') && !['--help', '-h', '--version', '-v'].includes(first)) return await main(['tui', ...argv], io, options);
 		if (first === '--help' || first === '-h' || first === 'help') {
-			io.stdout.write(helpText());
+			const named = first === 'help' ? argv[1] : undefined;
+			const command = named ? commands.find((candidate) => candidate.name === named) : undefined;
+			if (named && !command) {
+				const near = nearMatches(named, commands.map((candidate) => candidate.name));
+				throw new UserError(`Unknown command '${named}'.${near.length > 0 ? ` Did you mean: ${near.join(', ')}?` : ''} Run \`cultureconverse --help\` for the list.`);
+			}
+			io.stdout.write(command ? commandHelp(command) : helpText());
 			return ExitCode.ok;
 		}
 		if (first === '--version' || first === '-v') {
@@ -134,11 +142,19 @@ export async function main(argv: readonly string[], io: IO, options: MainOptions
 		const tui = openTui && io.stdout.isTTY && io.stdin.isTTY ? (request: TuiRequest) => openTui(io, request) : undefined;
 		return await command.run({args: cli.input, flags: cli.flags as Flags, io, universe, help, tui});
 	} catch (error) {
+		// Whatever a server said may hold a key it echoed: every message is masked on the way out.
+		const mask = (text: string) => maskSecrets(text, knownKeys(io.env));
 		if (error instanceof UserError) {
-			io.stderr.write(`cultureconverse: ${error.message}\n`);
+			io.stderr.write(`cultureconverse: ${mask(error.message)}\n`);
 			return error.exitCode;
 		}
-		io.stderr.write(`cultureconverse: internal error: ${errorMessage(error)}\n`);
+		if (error instanceof ModelCallError) {
+			// A model failure outside an episode (a stage command, template generation): the set-up's
+			// fault (exit 2) or the model's (exit 3), never an internal error.
+			io.stderr.write(`cultureconverse: ${mask(error.message)}\n`);
+			return SETUP_FAILURES.has(error.kind) ? ExitCode.badInput : ExitCode.episodeError;
+		}
+		io.stderr.write(`cultureconverse: internal error: ${mask(errorMessage(error))}\n`);
 		if (io.env['CULTURECONVERSE_DEBUG'] && error instanceof Error && error.stack) io.stderr.write(`${error.stack}\n`);
 		else io.stderr.write('  (set CULTURECONVERSE_DEBUG=1 for the stack trace)\n');
 		return ExitCode.internal;
@@ -158,4 +174,11 @@ async function version(): Promise<string> {
 	const {readFileSync} = await import('node:fs');
 	const {packageRoot} = await import('./util/paths.js');
 	return (JSON.parse(readFileSync(path.join(packageRoot(), 'package.json'), 'utf8')) as {version: string}).version;
+}
+
+/** Values of the environment variables that conventionally hold API keys (masked in every message). */
+function knownKeys(env: NodeJS.ProcessEnv): string[] {
+	return Object.entries(env)
+		.filter(([name, value]) => /(_API_KEY|_KEY|_TOKEN)$/.test(name) && typeof value === 'string' && value.length >= 8)
+		.map(([, value]) => value!);
 }

@@ -33,7 +33,7 @@ describe('batch: planning', () => {
 		assert.deepEqual(selectSeeds(space, {...selection, sample: 8}).slice(0, 5).map((seed) => seed.id), five, 'a larger sample keeps the smaller one');
 		assert.notDeepEqual(selectSeeds(space, {...selection, sampleSeed: 'other'}).map((seed) => seed.id), five);
 		assert.ok(five.every((id) => id.startsWith('my-')));
-		assert.equal(selectSeeds(space, {...selection, sample: null, filter: {personaId: 'my-malay-muslim-a18-f', domain: 'culinary'}}).length, 18, 'no sample: the whole selection');
+		assert.equal(selectSeeds(space, {...selection, sample: null, filter: {personaId: 'my-malay-muslim-a18-f', domain: 'culinary'}}).length, 60, 'no sample: the whole selection (6 subdomains x 10 templates)');
 	});
 
 	it('gives each seed and trial its own session id, and checks names', () => {
@@ -149,7 +149,7 @@ describe('batch: trials and the response cache', () => {
 		const {mkdirSync} = await import('node:fs');
 		const cwd = path.join(h.cwd, 'cached');
 		mkdirSync(cwd, {recursive: true});
-		writeFileSync(path.join(cwd, 'cultureconverse.config.json'), JSON.stringify({retry: {maxAttempts: 3, baseDelayMs: 2, maxDelayMs: 10}, cache: true}));
+		writeFileSync(path.join(cwd, 'cultureconverse.config.json'), JSON.stringify({model: 'fake-model', retry: {maxAttempts: 3, baseDelayMs: 2, maxDelayMs: 10}, cache: true}));
 		const env = {...h.env, CULTURECONVERSE_HOME: path.join(cwd, 'home')};
 		const script = scriptedModel();
 		h.fake.setHandler(script);
@@ -180,7 +180,7 @@ describe('batch: bad input', () => {
 			[['--name', 'x', '--region', 'BN', '--seed-file', 'seeds.txt'], /--seed-file lists the seeds itself/],
 			[['--name', 'par', '--region', 'VN'], /Batch 'par' was planned with another selection \(region TH, sample 4 \(key 0\)\)/],
 			[['--name', 'par', '--lang', 'native'], /Batch 'par' runs english \/ eval/],
-			[['--name', 'par', '--judge-model', 'other-judge'], /Batch 'par' was planned with other models \(judge: openai:gpt-5-mini -> openai:other-judge\)/],
+			[['--name', 'par', '--judge-model', 'other-judge'], /Batch 'par' was planned with other models \(judge: openai:fake-model -> openai:other-judge\)/],
 			[['status', 'parr'], /Unknown batch 'parr'\. Did you mean: par/],
 			[['stats'], /Unknown batch subcommand 'stats'\. Did you mean: status/],
 		];

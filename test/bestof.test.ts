@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import {readFileSync} from 'node:fs';
+import {mkdirSync, readFileSync} from 'node:fs';
 import path from 'node:path';
 import {after, before, describe, it} from 'node:test';
 import {Session} from '../src/domain/session.js';
@@ -112,8 +112,10 @@ describe('best-of-N episodes over HTTP', () => {
 	});
 
 	it('runs offline too, and refuses best-of where there is nothing to sample', async () => {
+		// Its own folder: the harness folder's config names a model, which would mean OpenAI.
 		const cwd = path.join(h.cwd, 'offline');
-		const offline = await runCli(['run', '--seed', SEED, '--best-of', '2', '--sessions-dir', path.join(cwd, 'sessions'), '--json'], {env: {CULTURECONVERSE_HOME: path.join(cwd, 'home')}, cwd: h.cwd});
+		mkdirSync(cwd, {recursive: true});
+		const offline = await runCli(['run', '--seed', SEED, '--best-of', '2', '--sessions-dir', path.join(cwd, 'sessions'), '--json'], {env: {CULTURECONVERSE_HOME: path.join(cwd, 'home')}, cwd});
 		assert.equal(offline.code, 0, offline.stderr);
 		const session = sessionAt(parseJson<{path: string}>(offline.stdout).path);
 		assert.ok(session.turns.filter((turn) => turn.role === 'assistant').every((turn) => turn.candidates?.length === 2 && turn.candidates.filter((candidate) => candidate.chosen).length === 1));

@@ -79,7 +79,7 @@ describe('the TUI in tmux against a loopback OpenAI-compatible server', {skip: h
 			`cd ${quote(REPO)} &&`,
 			'env -u CI -u CONTINUOUS_INTEGRATION',
 			...Object.entries(env).map(([key, value]) => `${key}=${quote(value)}`),
-			'node --import tsx src/cli.tsx tui --persona my-tamil-hindu-a55-f --template culinary.dietary-rules.02 --tier standard',
+			'node --import tsx src/cli.tsx tui --persona my-tamil-hindu-a55-f --template culinary.dietary-rules.02 --tier standard --model fake-model',
 			`--sessions-dir ${quote(path.join(dir, 'sessions'))} --config ${quote(config)};`,
 			'echo EXIT=$?; sleep 60',
 		].join(' ');
@@ -95,7 +95,7 @@ describe('the TUI in tmux against a loopback OpenAI-compatible server', {skip: h
 	it('steps an episode to its judged end with n, each pane showing what a person should see', async () => {
 		let screen = await waitForScreen((s) => s.includes('next: retrieve evidence'), 'the episode screen', 30_000);
 		assert.doesNotMatch(screen, /OFFLINE MOCK PROVIDER/, 'a real endpoint: no mock banner');
-		assert.match(screen, /gen gpt-5-mini · val gpt-5-mini · sim gpt-5-mini · asst gpt-5-mini · judge gpt-5-mini/);
+		assert.match(screen, /gen fake-model · val fake-model · sim fake-model · asst fake-model · judge fake-model/);
 		assert.match(pane(screen, 'public'), /\(no messages yet\)/);
 		assert.match(pane(screen, 'oracle'), /no blueprint yet/);
 

@@ -197,7 +197,7 @@ describe('engine: resume', () => {
 	it('refuses to resume with different model settings unless allowed', async () => {
 		const engine = await startEpisode(h.runtime(), seedFor('kr-catholic-a18-f:domestic.housing-moving.01'), {id: 'model-change'});
 		await engine.step();
-		await assert.rejects(resumeEpisode(h.runtime({judgeModel: 'other-judge'}), 'model-change'), /other model settings.*judge: openai:gpt-5-mini -> openai:other-judge/s);
+		await assert.rejects(resumeEpisode(h.runtime({judgeModel: 'other-judge'}), 'model-change'), /other model settings.*judge: openai:fake-model -> openai:other-judge/s);
 		const resumed = await resumeEpisode(h.runtime({judgeModel: 'other-judge'}), 'model-change', {allowModelChange: true});
 		assert.equal(resumed.session.steps.length, 1);
 	});

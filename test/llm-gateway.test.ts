@@ -4,7 +4,7 @@ import OpenAI from 'openai';
 import {z} from 'zod';
 import {CallRecord} from '../src/domain/session.js';
 import {type GatewayOptions, createGateway} from '../src/llm/gateway.js';
-import {chatBody, usesMaxCompletionTokens} from '../src/llm/openaiProvider.js';
+import {chatBody} from '../src/llm/openaiProvider.js';
 import {type CallEvent, ModelCallError, type ModelRequest} from '../src/llm/types.js';
 import {type FakeOpenAI, fakePrompt, fakeRoles, startFakeOpenAI} from './helpers/fakeOpenAI.js';
 import {tempDir} from './helpers/tmp.js';
@@ -199,10 +199,19 @@ describe('llm gateway: events', () => {
 
 describe('llm openai request body', () => {
 	const settings = fakeRoles('http://127.0.0.1:1/v1').judge;
-	it('sends max_completion_tokens to api.openai.com and max_tokens elsewhere', () => {
-		assert.equal(usesMaxCompletionTokens(null), true);
-		assert.equal(usesMaxCompletionTokens('https://api.openai.com/v1'), true);
-		assert.equal(usesMaxCompletionTokens('http://localhost:8000/v1'), false);
+	it('picks the token cap field by model family and endpoint, not by host alone', () => {
+		const cap = (patch: Partial<typeof settings>) => {
+			const body = chatBody({settings: {...settings, maxTokens: 300, ...patch}, messages: [], format: {type: 'text'}}) as unknown as Record<string, unknown>;
+			return 'max_completion_tokens' in body ? 'max_completion_tokens' : 'max_tokens' in body ? 'max_tokens' : null;
+		};
+		// OpenAI's reasoning models reject max_tokens wherever they are served: Azure's /openai/v1 host is not api.openai.com.
+		assert.equal(cap({model: 'gpt-5-mini', baseURL: 'https://my-resource.openai.azure.com/openai/v1'}), 'max_completion_tokens');
+		assert.equal(cap({model: 'o4-mini', baseURL: 'http://proxy.internal/v1'}), 'max_completion_tokens');
+		assert.equal(cap({model: 'gpt-4.1-mini', baseURL: null}), 'max_completion_tokens');
+		assert.equal(cap({model: 'Qwen/Qwen3-8B', baseURL: 'http://localhost:8000/v1'}), 'max_tokens');
+		assert.equal(cap({model: 'gpt-5-chat-latest', baseURL: 'http://localhost:8000/v1'}), 'max_tokens');
+		// OpenRouter documents max_tokens for every model and translates it upstream.
+		assert.equal(cap({model: 'openai/gpt-5-mini', baseURL: 'https://openrouter.ai/api/v1'}), 'max_tokens');
 		const local = chatBody({settings: {...settings, maxTokens: 300}, messages: [], format: {type: 'text'}});
 		assert.equal(local.max_tokens, 300);
 		assert.equal(local.max_completion_tokens, undefined);

@@ -236,6 +236,6 @@ describe('llm retry policy (pure)', () => {
 			const c = classifyStatus(status, undefined, 0);
 			return `${status}:${c.kind}:${c.retryable}`;
 		});
-		assert.deepEqual(kinds, ['408:timeout:true', '409:server:true', '429:rate_limited:true', '500:server:true', '503:server:true', '400:bad_request:false', '401:auth:false', '403:auth:false', '404:bad_request:false', '422:bad_request:false']);
+		assert.deepEqual(kinds, ['408:timeout:true', '409:server:true', '429:rate_limited:true', '500:server:true', '503:server:true', '400:bad_request:false', '401:auth:false', '403:auth:false', '404:not_found:false', '422:bad_request:false']);
 	});
 });

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import {setupFields} from './helpers/summaryFixture.js';
 import {readFileSync, writeFileSync} from 'node:fs';
 import path from 'node:path';
 import {after, before, describe, it} from 'node:test';
@@ -62,6 +63,7 @@ const summary = (patch: Partial<SessionSummary>): SessionSummary => ({
 	errorFlag: null,
 	termination: 'all_shards_passed',
 	mock: false,
+	...setupFields(),
 	...patch,
 });
 

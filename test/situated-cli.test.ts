@@ -222,7 +222,7 @@ describe('crisp build, interrupted', () => {
 			const controller = new AbortController();
 			const items = path.join(dir, 'items.jsonl');
 			setTimeout(() => controller.abort(), 2_000);
-			const result = await runCli(['crisp', 'build', '--region', 'TH', '--limit', '40', '--chronotopes', '1', '--max-rounds', '2', '--parallel', '2', '--items', items], {cwd: dir, signal: controller.signal, env: {OPENAI_BASE_URL: fake.baseURL, OPENAI_API_KEY: 'sk-test', CULTURECONVERSE_HOME: path.join(dir, 'home')}});
+			const result = await runCli(['crisp', 'build', '--region', 'TH', '--limit', '40', '--chronotopes', '1', '--max-rounds', '2', '--parallel', '2', '--items', items, '--model', 'fake-model'], {cwd: dir, signal: controller.signal, env: {OPENAI_BASE_URL: fake.baseURL, OPENAI_API_KEY: 'sk-test', CULTURECONVERSE_HOME: path.join(dir, 'home')}});
 			assert.equal(result.code, 130, result.stderr);
 			assert.match(result.stdout, /interrupted: run the same command again/);
 			const saved = lines(items).map((line) => SituatedItem.parse(JSON.parse(line)));

@@ -59,7 +59,7 @@ describe('stage commands against an OpenAI-compatible endpoint', () => {
 		assert.equal(request?.body.response_format?.json_schema?.strict, true);
 		assert.equal(request?.body.response_format?.json_schema?.name, 'blueprint');
 		const out = parseJson<{blueprint: {meta: {mock: boolean; model: string}}}>(result.stdout);
-		assert.deepEqual([out.blueprint.meta.mock, out.blueprint.meta.model], [false, 'gpt-5-mini']);
+		assert.deepEqual([out.blueprint.meta.mock, out.blueprint.meta.model], [false, 'fake-model']);
 	});
 
 	it('templates generate keeps valid drafts and rejects culture-specific or duplicate ones', async () => {
@@ -78,10 +78,10 @@ describe('stage commands against an OpenAI-compatible endpoint', () => {
 		const asks = h.fake.chatRequests().filter((request) => request.stage === 'templates');
 		assert.equal(asks.length, 2);
 		assert.match(JSON.stringify(asks[1]!.body.messages), /culture-specific word 'Ramadan'/);
-		assert.deepEqual(out.accepted.map((template) => template.id), ['domestic.eldercare.04']);
+		assert.deepEqual(out.accepted.map((template) => template.id), ['domestic.eldercare.11']);
 		assert.match(out.rejected[0]!.reason, /too close to domestic\.eldercare/);
 		const reloaded = loadUniverse({userTemplatesDir: path.join(home, 'templates')});
-		assert.equal(reloaded.templateById.get('domestic.eldercare.04')?.title, valid.title);
+		assert.equal(reloaded.templateById.get('domestic.eldercare.11')?.title, valid.title);
 		assert.ok(readFileSync(out.file, 'utf8').includes('Sharing night shifts'));
 	});
 });

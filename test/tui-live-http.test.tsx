@@ -31,7 +31,7 @@ const idle = (frame: string) => /(next: |your reply as the assistant|✓ done|�
 
 async function open(script: ScriptOptions): Promise<{tui: TuiHandle; services: ReturnType<TuiFixture['services']>; id: string}> {
 	fake.setHandler(scriptedModel(script));
-	const services = fx.services();
+	const services = fx.services({model: 'fake-model'});
 	const engine = await services.startEpisode({persona: 'my-tamil-hindu-a55-f', template: 'culinary.dietary-rules.02', tier: 'standard'});
 	const tui = renderTui(<App services={services} initial={{kind: 'live', engine, back: null}} />);
 	await tui.waitFor((f) => f.includes('next: retrieve evidence'), 'the first frame');
@@ -83,7 +83,7 @@ describe('episode screen over HTTP', () => {
 			await tui.settle();
 			await tui.press('i');
 			const inspector = await tui.waitFor((f) => f.includes('Inspector ·'), 'the inspector');
-			assert.match(inspector, /simulator\s+simulator\s+gpt-5-mini\s+simulator\s+×2/, 'the call shows two attempts');
+			assert.match(inspector, /simulator\s+simulator\s+fake-model\s+simulator\s+×2/, 'the call shows two attempts');
 			assert.match(inspector, /attempt 1: HTTP 429 \(waited/);
 		} finally {
 			tui.unmount();

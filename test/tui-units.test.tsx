@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import {setupFields} from './helpers/summaryFixture.js';
 import {describe, it} from 'node:test';
 import type {Session} from '../src/domain/session.js';
 import {initialLive, liveReducer, retryLabel} from '../src/tui/episode/liveState.js';
@@ -367,6 +368,7 @@ describe('sessions list', () => {
 		errorFlag: null,
 		termination: null,
 		mock: true,
+		...setupFields({mock: true}),
 		...patch,
 	});
 	const rows = [

@@ -3,7 +3,9 @@ import path from 'node:path';
 import type {Flags, FlagSpec, IO} from '../commands/types.js';
 import type {EvidenceSource} from '../episode/engine.js';
 import {createGateway, gatewayOptions} from '../llm/gateway.js';
-import {type ModelSettings, modelFlags, resolveRoleSettings} from '../llm/settings.js';
+import {type ModelSettings, modelFlags, requireRoles, resolveRoleSettings} from '../llm/settings.js';
+import {preflight} from '../llm/preflight.js';
+import {type AssistantKind, ModelRole} from '../domain/session.js';
 import type {ModelGateway} from '../llm/types.js';
 import {registerMocks} from '../mock/index.js';
 import {SessionStore} from '../store/sessionStore.js';
@@ -28,7 +30,17 @@ export type Runtime = {
 	readonly evidence: EvidenceSource;
 	readonly embedderId: () => string;
 	readonly workspace: string;
+	/**
+	 * Checks the endpoints of `roles` before model work (see `preflight`); stops with exit 2 on a set-up
+	 * that cannot work. Done once per runtime and role set.
+	 */
+	readonly check: (roles: readonly ModelRole[]) => Promise<void>;
 };
+
+/** The roles an episode calls: every role, except the assistant when a person or a recording plays it. */
+export function episodeRoles(assistant: AssistantKind): ModelRole[] {
+	return ModelRole.options.filter((role) => role !== 'assistant' || assistant === 'llm' || assistant === 'gold');
+}
 
 export function sessionsDir(flags: Flags, io: Pick<IO, 'cwd' | 'env'>): string {
 	const flag = flags['sessionsDir'];
@@ -38,11 +50,17 @@ export function sessionsDir(flags: Flags, io: Pick<IO, 'cwd' | 'env'>): string {
 	return dir;
 }
 
-export function createRuntime(input: {flags: Flags; io: IO; universe: Universe}): Runtime {
+/**
+ * `roles`: the roles the command will call; one of them without a model (an endpoint other than
+ * OpenAI's has no default) stops the command here, before anything runs.
+ */
+export function createRuntime(input: {flags: Flags; io: IO; universe: Universe; roles?: readonly ModelRole[]}): Runtime {
 	registerMocks();
 	const {flags, io, universe} = input;
 	const workspace = workspaceDir(io.env, io.cwd);
 	const settings = resolveRoleSettings({flags, env: io.env, cwd: io.cwd});
+	requireRoles(settings, input.roles ?? ModelRole.options);
+	for (const role of input.roles ?? ModelRole.options) for (const notice of settings.roles[role].notices ?? []) io.stderr.write(`cultureconverse: ${role}: ${notice}\n`);
 	const gateway = createGateway(gatewayOptions(settings, {env: io.env, workspaceDir: workspace}));
 	const evidence = createEvidenceSource({
 		universe,
@@ -51,5 +69,12 @@ export function createRuntime(input: {flags: Flags; io: IO; universe: Universe})
 		embedder: typeof flags['embedder'] === 'string' ? flags['embedder'] : undefined,
 		warn: (message) => io.stderr.write(`cultureconverse: ${message}\n`),
 	});
-	return {universe, settings, gateway, store: new SessionStore(sessionsDir(flags, io)), evidence: evidence.source, embedderId: evidence.embedderId, workspace};
+	const checked = new Set<string>();
+	const check = async (roles: readonly ModelRole[]) => {
+		const key = [...roles].sort().join(',');
+		if (checked.has(key)) return;
+		await preflight(settings, roles, {env: io.env, warn: (message) => io.stderr.write(`cultureconverse: ${message}\n`)});
+		checked.add(key);
+	};
+	return {universe, settings, gateway, store: new SessionStore(sessionsDir(flags, io)), evidence: evidence.source, embedderId: evidence.embedderId, workspace, check};
 }

@@ -2,7 +2,9 @@ import {existsSync} from 'node:fs';
 import {resumeEpisode, startEpisode} from '../app/episodes.js';
 import type {Runtime} from '../app/runtime.js';
 import type {BatchItem, BatchManifest} from '../domain/batch.js';
-import type {CallRecord, Session} from '../domain/session.js';
+import {setMaxListeners} from 'node:events';
+import type {CallRecord, ModelRole, Session} from '../domain/session.js';
+import {type FailureKind, SETUP_FAILURES} from '../llm/types.js';
 import type {Seed} from '../domain/seed.js';
 import type {EpisodeOptions} from '../episode/createSession.js';
 import type {EpisodeEngine} from '../episode/engine.js';
@@ -33,7 +35,16 @@ export type RunBatchInput = {
 	readonly signal?: AbortSignal;
 	readonly onEvent?: (event: BatchEvent) => void;
 	readonly now?: () => Date;
+	/**
+	 * Stop starting items after this many items in a row failed the same way with a set-up failure
+	 * (a bad key, no quota, an unknown model, a rejected parameter: see SETUP_FAILURES); the items
+	 * still in flight are interrupted, saved and resumable. 0 never stops. @default 3
+	 */
+	readonly stopAfter?: number;
 };
+
+/** Why a batch stopped early: the same set-up failure hit `count` items in a row. */
+export type BatchStop = {readonly kind: string; readonly role: ModelRole; readonly count: number; readonly message: string; readonly sessionId: string};
 
 export type RunBatchResult = {
 	readonly manifest: BatchManifest;
@@ -41,6 +52,8 @@ export type RunBatchResult = {
 	readonly interrupted: boolean;
 	/** Model calls made by this run (not by earlier runs of the same batch). */
 	readonly calls: readonly CallRecord[];
+	/** Set when the batch stopped on a repeated set-up failure. */
+	readonly stopped: BatchStop | null;
 };
 
 /** Items this run works on: everything unfinished, and errors unless told to leave them. */
@@ -56,7 +69,33 @@ export function itemsToRun(manifest: BatchManifest, retryErrors: boolean): numbe
  * never results).
  */
 export async function runBatch(input: RunBatchInput): Promise<RunBatchResult> {
-	const {runtime, store, signal} = input;
+	const {runtime, store} = input;
+	// The user's Ctrl-C, or the batch's own stop after repeated set-up failures.
+	const halt = new AbortController();
+	setMaxListeners(0, halt.signal);
+	const forward = () => halt.abort(input.signal?.reason);
+	if (input.signal?.aborted) forward();
+	input.signal?.addEventListener('abort', forward, {once: true});
+	const signal = halt.signal;
+	const stopAfter = input.stopAfter ?? 3;
+	let streak: {signature: string; count: number} | null = null;
+	let stopped: BatchStop | null = null;
+	const judgeStop = (session: Session) => {
+		if (session.status === 'completed') streak = null;
+		if (session.status !== 'error' || stopAfter === 0) return;
+		const kind = session.error?.kind;
+		const role = session.error?.role;
+		if (!kind || !role || !SETUP_FAILURES.has(kind as FailureKind)) {
+			streak = null;
+			return;
+		}
+		const signature = `${role}|${kind}`;
+		streak = streak?.signature === signature ? {signature, count: streak.count + 1} : {signature, count: 1};
+		if (streak.count >= stopAfter && !stopped) {
+			stopped = {kind, role, count: streak.count, message: session.error!.message, sessionId: session.id};
+			halt.abort(new Error('stopped after repeated set-up failures'));
+		}
+	};
 	const manifest = input.manifest;
 	const now = input.now ?? (() => new Date());
 	const todo = itemsToRun(manifest, input.retryErrors ?? true);
@@ -108,15 +147,21 @@ export async function runBatch(input: RunBatchInput): Promise<RunBatchResult> {
 		}
 		const made = engine.session.calls.slice(before);
 		calls.push(...made);
+		judgeStop(engine.session);
 		const finished = update(index, fromSession(engine.session));
 		await save();
 		if (!signal?.aborted || finished.status === 'completed' || finished.status === 'error') input.onEvent?.({type: 'item_finished', item: finished, calls: made});
 	};
 
 	await save();
-	await eachLimited(todo, input.parallel, signal, runItem);
-	await saving;
-	return {manifest, interrupted: Boolean(signal?.aborted) && manifest.items.some((item) => item.status !== 'completed' && item.status !== 'error'), calls};
+	try {
+		await eachLimited(todo, input.parallel, signal, runItem);
+		await saving;
+	} finally {
+		input.signal?.removeEventListener('abort', forward);
+	}
+	const unfinished = manifest.items.some((item) => item.status !== 'completed' && item.status !== 'error');
+	return {manifest, interrupted: Boolean(input.signal?.aborted) && unfinished, calls, stopped};
 }
 
 function fromSession(session: Session): Partial<BatchItem> {

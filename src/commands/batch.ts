@@ -1,7 +1,7 @@
 import path from 'node:path';
 import chalk from 'chalk';
 import {episodeOptionsFromFlags} from '../app/episodes.js';
-import {createRuntime, type Runtime, runtimeFlags, sessionsDir} from '../app/runtime.js';
+import {createRuntime, episodeRoles, type Runtime, runtimeFlags, sessionsDir} from '../app/runtime.js';
 import {checkBatchName, planItems, selectSeeds} from '../batch/plan.js';
 import {itemsToRun, runBatch} from '../batch/runner.js';
 import {type BatchSummary, summarizeBatch} from '../batch/summary.js';
@@ -14,6 +14,7 @@ import {BatchStore} from '../store/batchStore.js';
 import {SeedSpace} from '../universe/seeds.js';
 import {ExitCode, UserError} from '../util/errors.js';
 import {unknownMessage} from '../util/suggest.js';
+import {setupAdvice} from '../llm/advice.js';
 import {renderTable} from '../util/table.js';
 import {episodeFlags} from './run.js';
 import {wholeFlag} from './flagValues.js';
@@ -50,6 +51,7 @@ export const batchCommand: Command = {
 		judgeMode: withoutDefault(episodeFlags.judgeMode),
 		maxTurns: withoutDefault(episodeFlags.maxTurns),
 		bestOf: episodeFlags.bestOf,
+		stopAfter: {type: 'number', description: 'Stop after this many items in a row fail the same way with a set-up error (bad key, no quota, unknown model, rejected parameter); 0 never stops (default 3)'},
 		skipErrors: {type: 'boolean', description: 'On a rerun, leave items that ended in an error flag alone (default: retry them)'},
 		allowModelChange: {type: 'boolean', description: 'Resume even if the model settings differ from the batch\'s (scores will mix models)'},
 		dryRun: {type: 'boolean', description: 'Print the plan (how many seeds, tiers, regions) and run nothing'},
@@ -106,11 +108,13 @@ async function runOrResume(context: CommandContext): Promise<number> {
 	const space = new SeedSpace(universe());
 	const live = liveLine(io.stderr, !flags['json'] && !flags['jsonl'] && Boolean((io.stderr as {isTTY?: boolean}).isTTY));
 	// Everything the run says on stderr (index builds, warnings) goes above the live progress line.
-	const runtime = createRuntime({flags, io: {...io, stderr: live.stream}, universe: universe()});
+	const planned = store.exists(name) ? store.load(name) : null;
+	const roles = episodeRoles(planned?.episode.assistant ?? episodeOptionsFromFlags(flags).assistant ?? 'llm');
+	const runtime = createRuntime({flags, io: {...io, stderr: live.stream}, universe: universe(), roles});
 	const episode = episodeConfigOf(flags, runtime);
 	let manifest: BatchManifest;
-	if (store.exists(name)) {
-		manifest = store.load(name);
+	if (planned) {
+		manifest = planned;
 		const asked = selectionOf(flags, io);
 		if (given(flags, SELECTION_FLAGS).length > 0 && JSON.stringify(asked) !== JSON.stringify(manifest.selection)) {
 			throw new UserError(`Batch '${name}' was planned with another selection (${describeSelection(manifest.selection)}). Rerun it with no seed flags to resume it, or give a new --name.`);
@@ -135,6 +139,7 @@ async function runOrResume(context: CommandContext): Promise<number> {
 		return ExitCode.ok;
 	}
 
+	await runtime.check(roles);
 	const todo = itemsToRun(manifest, !flags['skipErrors']).length;
 	const parallel = wholeFlag(flags, 'parallel', {min: 1, max: 256}, runtime.settings.concurrency);
 	const mode = flags['jsonl'] ? 'jsonl' : flags['json'] ? 'json' : 'text';
@@ -155,17 +160,23 @@ async function runOrResume(context: CommandContext): Promise<number> {
 		allowModelChange: Boolean(flags['allowModelChange']),
 		signal: io.signal,
 		onEvent: (event) => progress(event, manifest),
+		stopAfter: wholeFlag(flags, 'stopAfter', {min: 0, max: 1_000_000}, 3),
 	});
 	progress.done();
 	const summary = summarizeBatch(result.manifest);
-	const run = runFigures(result.calls, Date.now() - started, progress.finished());
+	const run = runFigures(result.calls, Date.now() - started, progress.completed(), runtime.settings.prices);
 	if (mode === 'text') {
 		write(io, summaryText(summary, run));
-		if (result.interrupted || summary.byStatus.error > 0 || summary.byStatus.pending > 0 || summary.byStatus.running > 0) {
+		if (!result.stopped && (result.interrupted || summary.byStatus.error > 0 || summary.byStatus.pending > 0 || summary.byStatus.running > 0)) {
 			io.stderr.write(`${result.interrupted ? 'Interrupted. ' : ''}Continue with: cultureconverse batch --name ${name}${summary.byStatus.error > 0 ? ' (items with an error flag are retried; --skip-errors leaves them)' : ''}\n`);
 		}
 	} else {
-		writeJson(io, {type: 'batch_summary', manifest: store.fileFor(name), interrupted: result.interrupted, ...summary, run});
+		writeJson(io, {type: 'batch_summary', manifest: store.fileFor(name), interrupted: result.interrupted, stopped: result.stopped, ...summary, run});
+	}
+	if (result.stopped) {
+		const {role, kind, count, message} = result.stopped;
+		io.stderr.write(`\nStopped: ${count} items in a row failed the same way (${kind}, ${role} role); nothing more was started and everything is saved.\n  ${message}\n  ${setupAdvice(kind, role, runtime.gateway.settings(role), runtime.settings.apiKeyEnv[role])}\n  Then continue with: cultureconverse batch --name ${name}\n`);
+		return ExitCode.badInput;
 	}
 	if (result.interrupted) return ExitCode.interrupted;
 	return summary.byStatus.error > 0 ? ExitCode.episodeError : ExitCode.ok;

@@ -37,7 +37,8 @@ export const rejudgeCommand: Command = {
 		const repeat = wholeFlag(flags, 'repeat', {min: 1, max: 100}, 1);
 		const modeFlag = flags['judgeMode'];
 		if (modeFlag !== undefined && !JudgeMode.safeParse(modeFlag).success) throw new UserError(`--judge-mode must be separate or combined, got '${String(modeFlag)}'.`);
-		const runtime = createRuntime({flags, io, universe: universe()});
+		const runtime = createRuntime({flags, io, universe: universe(), roles: ['judge']});
+		await runtime.check(['judge']);
 		const judge = runtime.gateway.settings('judge');
 		const calls: CallRecord[] = [];
 		runtime.gateway.onEvent((event) => {

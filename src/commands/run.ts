@@ -2,7 +2,7 @@ import {createInterface} from 'node:readline';
 import chalk from 'chalk';
 import {episodeOptionsFromFlags, modelFlagsOf, resumeEpisode, seedFromFlags, startEpisode} from '../app/episodes.js';
 import {SessionStore} from '../store/sessionStore.js';
-import {createRuntime, runtimeFlags, sessionsDir} from '../app/runtime.js';
+import {createRuntime, episodeRoles, runtimeFlags, sessionsDir} from '../app/runtime.js';
 import type {EngineEvent} from '../episode/events.js';
 import type {EpisodeEngine} from '../episode/engine.js';
 import {formatBlueprint, formatEvidence, formatJudge, formatShards, formatTermination, formatTurn, formatUsage, indent} from '../present/text.js';
@@ -41,8 +41,10 @@ export const runCommand: Command = {
 	},
 	async run({flags: given, io, universe}) {
 		// Resuming keeps the session's own models unless the user names others.
-		const flags = typeof given['resume'] === 'string' ? {...modelFlagsOf(await new SessionStore(sessionsDir(given, io)).load(given['resume'])), ...definedOnly(given)} : given;
-		const runtime = createRuntime({flags, io, universe: universe()});
+		const resumed = typeof given['resume'] === 'string' ? await new SessionStore(sessionsDir(given, io)).load(given['resume']) : null;
+		const flags = resumed ? {...modelFlagsOf(resumed), ...definedOnly(given)} : given;
+		const roles = episodeRoles(resumed ? resumed.config.assistant : episodeOptionsFromFlags(flags).assistant ?? 'llm');
+		const runtime = createRuntime({flags, io, universe: universe(), roles});
 		const mode = flags['jsonl'] ? 'jsonl' : flags['json'] ? 'json' : 'text';
 		// The listener needs the engine (for session state); it is bound once the engine exists.
 		let bound: ((event: EngineEvent) => void) | undefined;
@@ -50,6 +52,7 @@ export const runCommand: Command = {
 		const listener = (event: EngineEvent) => (bound ? bound(event) : early.push(event));
 		// Bad flags are reported before anything else is said about the run.
 		const fresh = typeof flags['resume'] === 'string' ? null : {seed: seedFromFlags(runtime, flags), options: episodeOptionsFromFlags(flags)};
+		await runtime.check(roles);
 		if (mode === 'text' && runtime.settings.offline) io.stderr.write(chalk.yellow('Offline mock provider: no model endpoint is configured (set OPENAI_BASE_URL / OPENAI_API_KEY). Output is deterministic filler, not a measurement.\n'));
 		const engine = fresh
 			? await startEpisode(runtime, fresh.seed, fresh.options, listener)

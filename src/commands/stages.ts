@@ -26,12 +26,15 @@ async function buildBlueprint(runtime: Runtime, seed: Seed): Promise<{evidence: 
 	return {evidence, blueprint};
 }
 
+/** Blueprints and shards are written by the generator and audited by the validator. */
+const STAGE_ROLES = ['generator', 'validator'] as const;
+
 /** The seed argument, the runtime, and the mock notice every stage command starts with. */
 function prepare(context: CommandContext): {flags: Flags; runtime: Runtime; seed: Seed} {
 	const {args, io} = context;
 	if (!args[0]) throw new UserError('Give a seed id: <persona-id>:<template-id> (list some with `cultureconverse seeds`).');
 	const flags: Flags = {...context.flags, seed: args[0]};
-	const runtime = createRuntime({flags, io, universe: context.universe()});
+	const runtime = createRuntime({flags, io, universe: context.universe(), roles: STAGE_ROLES});
 	const seed = seedFromFlags(runtime, flags);
 	if (!flags['json'] && runtime.settings.offline) io.stderr.write(chalk.yellow('Offline mock provider: no model endpoint is configured; this output is deterministic filler built from the seed and KB evidence.\n'));
 	return {flags, runtime, seed};
@@ -45,6 +48,7 @@ function stageRun(body: (runtime: Runtime, seed: Seed) => Promise<{json: unknown
 	return async (context) => {
 		const {io} = context;
 		const {flags, runtime, seed} = prepare(context);
+		await runtime.check(STAGE_ROLES);
 		try {
 			const out = await body(runtime, seed);
 			if (flags['json']) writeJson(io, out.json);

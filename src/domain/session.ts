@@ -16,6 +16,14 @@ export type ProviderKind = z.infer<typeof ProviderKind>;
 export const ResponseFormatMode = z.enum(['json_schema', 'json_object', 'prompt']);
 export type ResponseFormatMode = z.infer<typeof ResponseFormatMode>;
 
+/** reasoning_effort values passed through to the server (which of them a model accepts is the server's business). */
+export const ReasoningEffort = z.enum(['none', 'minimal', 'low', 'medium', 'high', 'xhigh']);
+export type ReasoningEffort = z.infer<typeof ReasoningEffort>;
+
+/** Whether a role's free-text calls stream: auto streams and falls back to whole replies when the server refuses streaming. */
+export const StreamMode = z.union([z.boolean(), z.literal('auto')]);
+export type StreamMode = z.infer<typeof StreamMode>;
+
 /** How one role reaches its model; recorded in every session (scores from different models do not compare). */
 export const RoleSettings = z.strictObject({
 	provider: ProviderKind,
@@ -26,8 +34,18 @@ export const RoleSettings = z.strictObject({
 	timeoutMs: z.number().int().positive(),
 	structured: ResponseFormatMode,
 	replayFile: z.string().nullable(),
-	/** Sent as `reasoning_effort` to reasoning models (gpt-5 family, o-series); absent = the model's default. */
-	reasoningEffort: z.enum(['minimal', 'low', 'medium', 'high']).nullable().optional(),
+	/** Sent as `reasoning_effort` (OpenRouter: `reasoning.effort`); absent = the model's default. */
+	reasoningEffort: ReasoningEffort.nullable().optional(),
+	/** Streaming of free-text calls; absent = auto. */
+	stream: StreamMode.optional(),
+	/** JSON merged into every request body of the role (chat_template_kwargs, seed, top_p, provider, ...); never holds a key. */
+	extraBody: z.record(z.string(), z.unknown()).optional(),
+	/** The server honours `n` (several choices in one request), so best-of-N asks once. */
+	supportsN: z.boolean().optional(),
+	/** The API dialect the endpoint speaks, when set by hand (a proxy in front of OpenRouter or Azure); absent = known from the host. */
+	dialect: z.enum(['openai', 'azure', 'openrouter', 'compatible']).optional(),
+	/** Settings the model layer changed to fit the model family (e.g. a temperature dropped for a reasoning model), each said once. */
+	notices: z.array(z.string()).optional(),
 });
 export type RoleSettings = z.infer<typeof RoleSettings>;
 
@@ -61,10 +79,18 @@ export const CallRecord = z.strictObject({
 	error: z.string().nullable(),
 	request: z.array(ChatMessage),
 	response: z.string().nullable(),
-	/** Thinking text removed from the reply (<think> blocks) or a server's `reasoning_content`; absent or null = none. */
+	/** Thinking text removed from the reply (<think> blocks) or sent apart by the server (reasoning_content / reasoning); never part of `response`. */
 	reasoning: z.string().nullable().optional(),
-	/** True when the tokens were counted locally because the server sent no usage. */
+	/** Where the reasoning came from: <think> blocks in the content (a server without a reasoning parser) or the server's own field. */
+	reasoningIn: z.enum(['content', 'field']).optional(),
+	/** True when the server reported no usage and tokens were counted locally. */
 	tokensEstimated: z.boolean().optional(),
+	/** False when a free-text call was answered whole instead of streamed. */
+	streamed: z.boolean().optional(),
+	/** Every choice of a call that asked for several (`n`, best-of-N); `response` is the first. */
+	choices: z.array(z.string()).optional(),
+	/** HTTP status of each failed attempt, in order (null for network errors and timeouts). */
+	attemptStatuses: z.array(z.number().int().nullable()).optional(),
 });
 export type CallRecord = z.infer<typeof CallRecord>;
 
@@ -100,6 +126,12 @@ export const SessionConfig = z.strictObject({
 	rejudgeOf: z.string().optional(),
 	/** Which repeat of the same judge on the same dialogue this copy is (`rejudge --repeat`); absent = the first. */
 	rejudgeRepeat: z.number().int().min(2).optional(),
+	/** A human assistant opened the hidden (private / oracle) panes at some point: no longer a blind baseline. */
+	sawHidden: z.boolean().optional(),
+	/** Model changes accepted on resume (--allow-model-change), each with the step from which the new model ran. */
+	modelChanges: z.array(z.strictObject({step: z.number().int().nonnegative(), role: ModelRole, from: z.string(), to: z.string()})).optional(),
+	/** Sessions run from the same blueprint and shard plan (a batch's --lang / --mode variants): the session that made them. */
+	sharedFrom: z.string().optional(),
 });
 export type SessionConfig = z.infer<typeof SessionConfig>;
 
@@ -149,7 +181,12 @@ export const METRICS = Metric.options;
 export const THREE_H: readonly Metric[] = ['helpfulness', 'honesty', 'harmlessness'];
 export const TDQ: readonly Metric[] = ['naturalness', 'plausibility', 'typicality'];
 
-export const Violation = z.strictObject({item: z.string(), evidence: z.string()});
+/**
+ * A breach the judge found. `id` names the oracle tripwire (T1, T2, ...) or taboo (the KB entry id)
+ * it breaks; only such breaches unset the clean flag. Without an id it is another harm the judge
+ * noticed: reported apart, it may lower harmlessness but not cleanliness.
+ */
+export const Violation = z.strictObject({item: z.string(), evidence: z.string(), id: z.string().nullable().optional()});
 export type Violation = z.infer<typeof Violation>;
 
 export const perMetric = <T extends z.ZodType>(value: T) =>
@@ -224,7 +261,19 @@ export const Session = z.strictObject({
 	/** Index of the active shard (equals shards.length once every shard has passed). */
 	shardIndex: z.number().int().nonnegative(),
 	judge: JudgeResult.nullable(),
-	error: z.strictObject({flag: ErrorFlag, message: z.string(), step: z.number().int().nonnegative()}).nullable(),
+	error: z
+		.strictObject({
+			flag: ErrorFlag,
+			message: z.string(),
+			step: z.number().int().nonnegative(),
+			/** The model failure behind the flag (auth, quota, not_found, bad_request, ...), when a model call caused it. */
+			kind: z.string().optional(),
+			/** The role whose call failed. */
+			role: ModelRole.optional(),
+		})
+		.nullable(),
+	/** Things the model layer changed or noticed during the run (streaming switched off, a prompt the server truncated), each once. */
+	notices: z.array(z.strictObject({at: z.string(), role: ModelRole, message: z.string()})).optional(),
 	termination: Termination.nullable(),
 	steps: z.array(StepRecord),
 	calls: z.array(CallRecord),

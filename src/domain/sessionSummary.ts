@@ -1,5 +1,32 @@
 import {z} from 'zod';
-import {perMetric, SessionStatus} from './session.js';
+import {perMetric, ModelRole, SessionStatus} from './session.js';
+
+/**
+ * Everything about how an episode was run that makes its scores comparable or not with another's,
+ * apart from what reports slice by anyway (language, interaction mode, region, ...). Two sessions with
+ * different setups are never pooled into one figure unless a report is told to (`--pool-setups`).
+ */
+export const SessionSetup = z.strictObject({
+	/** Who played the assistant: llm | gold | human | replay. */
+	assistant: z.string(),
+	/** role -> provider:model as it ran (the last model, after any allowed change). */
+	models: z.record(z.string(), z.string()),
+	/** role -> base URL (null: OpenAI's own, or no endpoint for mock and replay roles). */
+	endpoints: z.record(z.string(), z.string().nullable()),
+	judgeMode: z.string(),
+	maxTurns: z.number().int(),
+	/** Best-of-N width; null for one reply per turn. Best-of replies were chosen by an oracle-aware rater. */
+	bestOf: z.number().int().nullable(),
+	/** Hash of the prompt files the session started with. */
+	promptsHash: z.string(),
+	/** A human assistant who opened the hidden panes (no longer blind). */
+	sawHidden: z.boolean(),
+	/** Roles that ran on the offline mock. */
+	mockRoles: z.array(ModelRole),
+	/** The models changed mid-session (resumed with --allow-model-change). */
+	modelChanged: z.boolean(),
+});
+export type SessionSetup = z.infer<typeof SessionSetup>;
 
 /** One row of the sessions list: enough to browse, sort and filter without holding transcripts. */
 export const SessionSummary = z.strictObject({
@@ -31,6 +58,20 @@ export const SessionSummary = z.strictObject({
 	errorFlag: z.string().nullable(),
 	termination: z.string().nullable(),
 	mock: z.boolean(),
+	/** Persona age cohort and gender (report slices). */
+	age: z.string(),
+	gender: z.string(),
+	/** Trial number in a batch with --trials (1 for a single run). */
+	trial: z.number().int(),
+	/** Repeat number of a re-judged copy by the same judge (rejudge --repeat), else null. */
+	rejudgeRepeat: z.number().int().nullable(),
+	/** The blueprint's id: variants of a seed run from one blueprint share it (paired comparisons). */
+	blueprintId: z.string().nullable(),
+	/** Ids of the oracle tripwires and taboos the judge found violated. */
+	violationIds: z.array(z.string()),
+	setup: SessionSetup,
+	/** Short hash of `setup`: equal keys, comparable scores. */
+	setupKey: z.string(),
 });
 export type SessionSummary = z.infer<typeof SessionSummary>;
 
@@ -45,7 +86,7 @@ export const statusLabel = (s: SessionSummary) => `${s.errorFlag ?? s.status}${s
  */
 export const SessionIndex = z.strictObject({
 	format: z.literal('cultureconverse.session-index'),
-	version: z.literal(3),
+	version: z.literal(4),
 	entries: z.record(
 		z.string().describe('file name inside the sessions folder'),
 		z.strictObject({

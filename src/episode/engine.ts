@@ -4,6 +4,7 @@ import {type AssistantKind, type ErrorFlag, METRICS, type Session, type SessionS
 import type {ResolvedTemplate} from '../domain/template.js';
 import type {Persona} from '../domain/universe.js';
 import {ModelCallError, type CallEvent, type ModelGateway} from '../llm/types.js';
+import {sampleOf} from '../llm/sample.js';
 import {blueprintContextFor, generateBlueprint} from '../pipeline/blueprint.js';
 import {generateShards} from '../pipeline/shards.js';
 import {StageError} from '../pipeline/stageError.js';
@@ -47,6 +48,8 @@ class EpisodeFailure extends Error {
 		readonly flag: ErrorFlag,
 		message: string,
 		readonly termination: Omit<Termination, 'step' | 'atTurn' | 'shard' | 'shardsPassed'> | null,
+		/** The model failure behind it, when a call failed (a batch stops on repeated set-up failures). */
+		readonly modelError?: ModelCallError,
 	) {
 		super(message);
 	}
@@ -309,7 +312,7 @@ export class EpisodeEngine {
 			this.emit({type: 'assistant_turn', turn: this.turn({role: 'assistant', content: response.text, t, step: n, source: kind, callId: response.call.id})});
 		} catch (error) {
 			if (error instanceof ModelCallError && error.kind !== 'aborted') {
-				throw new EpisodeFailure('ASSISTANT_ERROR', `assistant call failed (${error.kind}): ${error.message}`, {reason: 'assistant_error', by: 'engine', detail: error.message});
+				throw new EpisodeFailure('ASSISTANT_ERROR', `assistant call failed (${error.kind}): ${error.message}`, {reason: 'assistant_error', by: 'engine', detail: error.message}, error);
 			}
 			throw error;
 		}
@@ -324,11 +327,8 @@ export class EpisodeEngine {
 	private async doBestOf(count: number, input: {view: PublicView; guidance: GoldGuidance | undefined; mock: AssistantMockInput; kind: AssistantKind}, t: number, n: number, signal?: AbortSignal): Promise<void> {
 		const prompt = buildAssistantPrompt(input.view, input.guidance);
 		try {
-			const samples = await Promise.all(
-				Array.from({length: count}, (_, sample) =>
-					this.deps.gateway.call<string>({role: 'assistant', stage: 'assistant', prompt, mock: {...input.mock, sample} satisfies AssistantMockInput, step: n, sample, signal, onEvent: this.onCall}),
-				),
-			);
+			// One request with `n` where the server supports it; the mock builds each sample from its number.
+			const samples = await sampleOf(this.deps.gateway, {role: 'assistant', stage: 'assistant', prompt, mock: {...input.mock, sample: 0} satisfies AssistantMockInput, step: n, signal, onEvent: this.onCall}, count);
 			const rated = await rateCandidates(this.current, samples.map((sample) => sample.text), {gateway: this.deps.gateway, step: n, signal, onEvent: this.onCall});
 			const chosen = chooseCandidate(rated.value);
 			const byCandidate = new Map(rated.value.ratings.map((rating) => [rating.candidate - 1, rating]));
@@ -336,7 +336,7 @@ export class EpisodeEngine {
 			this.emit({type: 'assistant_turn', turn: this.turn({role: 'assistant', content: samples[chosen]!.text, t, step: n, source: input.kind, callId: samples[chosen]!.call.id, candidates})});
 		} catch (error) {
 			if (error instanceof ModelCallError && error.kind !== 'aborted') {
-				throw new EpisodeFailure('ASSISTANT_ERROR', `best-of-${count} assistant step failed (${error.kind}): ${error.message}`, {reason: 'assistant_error', by: 'engine', detail: error.message});
+				throw new EpisodeFailure('ASSISTANT_ERROR', `best-of-${count} assistant step failed (${error.kind}): ${error.message}`, {reason: 'assistant_error', by: 'engine', detail: error.message}, error);
 			}
 			throw error;
 		}
@@ -368,7 +368,7 @@ export class EpisodeEngine {
 			callId = response.call.id;
 		} catch (error) {
 			if (error instanceof ModelCallError && error.kind !== 'aborted') {
-				throw new EpisodeFailure('SIMULATOR_ERROR', `simulator call failed (${error.kind}): ${error.message}`, {reason: 'simulator_error', by: 'engine', detail: error.message});
+				throw new EpisodeFailure('SIMULATOR_ERROR', `simulator call failed (${error.kind}): ${error.message}`, {reason: 'simulator_error', by: 'engine', detail: error.message}, error);
 			}
 			throw error;
 		}
@@ -413,7 +413,7 @@ export class EpisodeEngine {
 			this.emit({type: 'judge_metric', metric, score: value.score, rationale: value.rationale, step: n});
 		} catch (error) {
 			this.update({judge});
-			if (error instanceof ModelCallError && error.kind !== 'aborted') throw new EpisodeFailure('JUDGE_ERROR', `judge call for ${metric} failed (${error.kind}): ${error.message}`, null);
+			if (error instanceof ModelCallError && error.kind !== 'aborted') throw new EpisodeFailure('JUDGE_ERROR', `judge call for ${metric} failed (${error.kind}): ${error.message}`, null, error);
 			throw error;
 		}
 	}
@@ -434,7 +434,7 @@ export class EpisodeEngine {
 			this.update({judge: aggregate({...judge, scores, rationales, steps, violations: value.violations})});
 			for (const metric of METRICS) this.emit({type: 'judge_metric', metric, score: value[metric].score, rationale: value[metric].rationale, step: n});
 		} catch (error) {
-			if (error instanceof ModelCallError && error.kind !== 'aborted') throw new EpisodeFailure('JUDGE_ERROR', `combined judge call failed (${error.kind}): ${error.message}`, null);
+			if (error instanceof ModelCallError && error.kind !== 'aborted') throw new EpisodeFailure('JUDGE_ERROR', `combined judge call failed (${error.kind}): ${error.message}`, null, error);
 			throw error;
 		}
 	}
@@ -446,12 +446,12 @@ export class EpisodeEngine {
 	private fail(error: unknown, n: number): void {
 		if (error instanceof EpisodeFailure) {
 			if (error.termination && !this.current.termination) this.terminate(error.termination, n);
-			this.update({status: 'error', error: {flag: error.flag, message: error.message, step: n}});
+			this.update({status: 'error', error: {flag: error.flag, message: error.message, step: n, ...(error.modelError ? {kind: error.modelError.kind, role: error.modelError.call.role} : {})}});
 			return;
 		}
 		if (error instanceof StageError) {
 			if (!this.current.termination) this.terminate({reason: 'generation_error', by: 'generator', detail: error.message}, n);
-			this.update({status: 'error', error: {flag: 'GENERATION_ERROR', message: error.message, step: n}});
+			this.update({status: 'error', error: {flag: 'GENERATION_ERROR', message: error.message, step: n, ...(error.kind !== 'invalid' ? {kind: error.kind} : {}), ...(error.role ? {role: error.role} : {})}});
 			return;
 		}
 		// A bug, not a model failure: keep the session resumable and surface the error.
@@ -491,6 +491,7 @@ export class EpisodeEngine {
 
 	private readonly onCall = (event: CallEvent): void => {
 		if (event.type === 'call_done' || event.type === 'call_failed') this.update({calls: [...this.current.calls, event.call]});
+		if (event.type === 'notice') this.update({notices: [...(this.current.notices ?? []), {at: this.now().toISOString(), role: event.role, message: event.message}]});
 		this.emit(event);
 	};
 
@@ -545,6 +546,7 @@ function withRepeat(gateway: ModelGateway, repeat: number): ModelGateway {
 	return {
 		settings: (role) => gateway.settings(role),
 		call: (request) => gateway.call(request.role === 'judge' ? {...request, repeat} : request),
+		sample: (request, count) => sampleOf(gateway, request.role === 'judge' ? {...request, repeat} : request, count),
 		onEvent: (listener) => gateway.onEvent(listener),
 		concurrency: () => gateway.concurrency(),
 	};
@@ -554,6 +556,7 @@ function withTrial(gateway: ModelGateway, trial: number): ModelGateway {
 	return {
 		settings: (role) => gateway.settings(role),
 		call: (request) => gateway.call({...request, trial}),
+		sample: (request, count) => sampleOf(gateway, {...request, trial}, count),
 		onEvent: (listener) => gateway.onEvent(listener),
 		concurrency: () => gateway.concurrency(),
 	};

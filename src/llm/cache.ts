@@ -21,6 +21,10 @@ export type CacheKeyInput = {
 	/** Trial number of a repeated episode; 1 or absent for the first. */
 	readonly trial?: number;
 	readonly repeat?: number;
+	/** Choices asked for in one request (best-of-N with `n`); absent or 1 for ordinary calls. */
+	readonly n?: number;
+	/** The role's extraBody (it can change the reply: a seed, chat_template_kwargs). */
+	readonly extraBody?: Readonly<Record<string, unknown>>;
 };
 
 export const CacheEntry = z.strictObject({
@@ -29,6 +33,11 @@ export const CacheEntry = z.strictObject({
 	model: z.string(),
 	text: z.string(),
 	usage: TokenUsage.nullable(),
+	/** Every choice, for a call that asked for several (`n`). */
+	choices: z.array(z.string()).optional(),
+	/** Thinking text removed from the reply (kept so a cache hit's record says what the model thought). */
+	reasoning: z.string().nullable().optional(),
+	tokensEstimated: z.boolean().optional(),
 });
 export type CacheEntry = z.infer<typeof CacheEntry>;
 
@@ -42,9 +51,26 @@ export interface ResponseCache {
  * sorted: property order steers generation (a rationale before a score), so it is part of the key.
  */
 export function cacheKey(input: CacheKeyInput): string {
-	const {provider, baseURL, model, messages, format, temperature, maxTokens, reasoningEffort, sample, trial, repeat} = input;
-	// reasoningEffort, sample, trial and repeat join the key only when set, so keys of calls without them stay as they were.
-	return sha256(JSON.stringify({v: 1, provider, baseURL, model, messages: messages.map(({role, content}) => ({role, content})), format, temperature, maxTokens, ...(reasoningEffort ? {reasoningEffort} : {}), ...(sample ? {sample} : {}), ...(trial && trial > 1 ? {trial} : {}), ...(repeat && repeat > 1 ? {repeat} : {})}));
+	const {provider, baseURL, model, messages, format, temperature, maxTokens, reasoningEffort, sample, trial, repeat, n, extraBody} = input;
+	// The optional inputs join the key only when set, so keys of calls without them stay as they were.
+	return sha256(
+		JSON.stringify({
+			v: 1,
+			provider,
+			baseURL,
+			model,
+			messages: messages.map(({role, content}) => ({role, content})),
+			format,
+			temperature,
+			maxTokens,
+			...(reasoningEffort ? {reasoningEffort} : {}),
+			...(sample ? {sample} : {}),
+			...(trial && trial > 1 ? {trial} : {}),
+			...(repeat && repeat > 1 ? {repeat} : {}),
+			...(n && n > 1 ? {n} : {}),
+			...(extraBody && Object.keys(extraBody).length > 0 ? {extraBody} : {}),
+		}),
+	);
 }
 
 /**

@@ -2,15 +2,16 @@ import {existsSync, readFileSync} from 'node:fs';
 import path from 'node:path';
 import {z} from 'zod';
 import {registerSchema} from '../domain/registry.js';
-import {ResponseFormatMode} from '../domain/session.js';
+import {ReasoningEffort, ResponseFormatMode, StreamMode} from '../domain/session.js';
 import {DataError, UserError, zodProblems} from '../util/errors.js';
+import {looksLikeSecret} from './secrets.js';
 
 /** The file looked up in the working directory when `--config` is not given. */
 export const CONFIG_FILE_NAME = 'cultureconverse.config.json';
 
 /** Defaults applied by `resolveRoleSettings` for anything no flag, config file or env var sets. */
 export const MODEL_DEFAULTS = {
-	/** Model used by every role on a real endpoint when nothing names one. */
+	/** Model of every role on OpenAI's own endpoint when nothing names one (other endpoints have no default). */
 	model: 'gpt-5-mini',
 	apiKeyEnv: 'OPENAI_API_KEY',
 	concurrency: 4,
@@ -33,7 +34,11 @@ export const RoleConfig = z.strictObject({
 	maxTokens: z.number().int().positive().nullable().optional().describe('reply token cap; unset = the endpoint\'s default'),
 	timeoutMs: z.number().int().positive().optional().describe(`per-attempt timeout (default ${MODEL_DEFAULTS.timeoutMs})`),
 	structured: ResponseFormatMode.optional().describe('json_schema (default) | json_object | prompt, for endpoints without strict JSON schema support'),
-	reasoningEffort: z.enum(['minimal', 'low', 'medium', 'high']).nullable().optional().describe('sent as reasoning_effort to reasoning models (e.g. "minimal" for a cheap simulator on gpt-5-mini); unset = the model\'s default'),
+	reasoningEffort: ReasoningEffort.nullable().optional().describe('none | minimal | low | medium | high | xhigh, passed through as reasoning_effort (OpenRouter: reasoning.effort); which values a model accepts is up to the server; unset = the model\'s default'),
+	stream: StreamMode.optional().describe('stream free-text replies: true, false, or "auto" (default: stream, and switch to whole replies for the rest of the run when the server refuses streaming)'),
+	extraBody: z.record(z.string(), z.unknown()).optional().describe('JSON merged into every request body of the role, e.g. {"chat_template_kwargs": {"enable_thinking": false}}, {"seed": 7}, {"top_p": 0.9}, {"provider": {"order": ["groq"]}}; never a key'),
+	dialect: z.enum(['openai', 'azure', 'openrouter', 'compatible']).optional().describe('which parameter rules the endpoint follows, when its host does not say (a proxy in front of OpenRouter or Azure); default: from the host (api.openai.com, *.openai.azure.com, openrouter.ai, else compatible)'),
+	supportsN: z.boolean().optional().describe('the server returns several choices for one request (`n`): best-of-N then asks once instead of N times (OpenAI and vLLM do; Ollama and llama.cpp do not). `doctor` probes it'),
 });
 export type RoleConfig = z.infer<typeof RoleConfig>;
 
@@ -49,12 +54,18 @@ export const RetryConfig = z.strictObject({
  */
 export const ConfigFile = z.strictObject({
 	$schema: z.string().optional().describe('ignored; lets editors validate the file'),
-	model: z.string().min(1).optional().describe(`model for every role without its own (default ${MODEL_DEFAULTS.model} on a real endpoint)`),
+	model: z.string().min(1).optional().describe(`model for every role without its own (default ${MODEL_DEFAULTS.model} on OpenAI's endpoint; no default elsewhere)`),
 	baseURL: url.optional(),
 	apiKeyEnv: envVarName.optional().describe(`environment variable holding the API key (default ${MODEL_DEFAULTS.apiKeyEnv})`),
 	concurrency: z.number().int().min(1).max(256).optional().describe(`model calls in flight at once, across all roles (default ${MODEL_DEFAULTS.concurrency})`),
 	adaptiveConcurrency: z.boolean().optional().describe('halve the calls in flight on a 429 and win them back one by one after successes (default true)'),
 	cache: z.boolean().optional().describe('content-addressed response cache in the workspace (default true)'),
+	stream: StreamMode.optional().describe('default of every role\'s "stream"'),
+	dialect: z.enum(['openai', 'azure', 'openrouter', 'compatible']).optional().describe('default of every role\'s "dialect"'),
+	prices: z
+		.record(z.string().describe('model name as sent'), z.strictObject({input: z.number().nonnegative(), output: z.number().nonnegative()}))
+		.optional()
+		.describe('USD per million tokens, for the running cost estimate of models the tool does not know (or to correct its figures)'),
 	retry: RetryConfig.optional(),
 	validationRetries: z.number().int().min(0).max(10).optional().describe(`re-asks after an invalid structured reply (default ${MODEL_DEFAULTS.validationRetries})`),
 	roles: z
@@ -110,7 +121,8 @@ function findKeyFields(raw: unknown, prefix = ''): string[] {
 	const found: string[] = [];
 	for (const [key, value] of Object.entries(raw)) {
 		const here = prefix ? `${prefix}.${key}` : key;
-		if (/^(api[_-]?key|key|secret|token)$/i.test(key)) found.push(here);
+		if (/^(api[_-]?key|key|secret|token|password|authorization|bearer)$/i.test(key)) found.push(here);
+		else if (typeof value === 'string' && looksLikeSecret(value)) found.push(here);
 		else found.push(...findKeyFields(value, here));
 	}
 	return found;

@@ -1,7 +1,7 @@
 import {randomUUID} from 'node:crypto';
 import path from 'node:path';
 import {setTimeout as delay} from 'node:timers/promises';
-import type {ModelRole, ProviderKind, RoleSettings} from '../domain/session.js';
+import type {CallRecord, ModelRole, ProviderKind, RoleSettings} from '../domain/session.js';
 import {type ResponseCache, createFileCache} from './cache.js';
 import {type CallContext, CallRun} from './callRun.js';
 import {MODEL_DEFAULTS} from './config.js';
@@ -12,7 +12,7 @@ import type {Provider} from './provider.js';
 import {type Recorder, createRecorder} from './recorder.js';
 import {ReplaySource, createReplayProvider} from './replayProvider.js';
 import type {ModelSettings, RetryPolicy} from './settings.js';
-import type {CallEvent, ModelGateway} from './types.js';
+import type {CallEvent, ModelGateway, ModelRequest} from './types.js';
 
 export type GatewayOptions = {
 	/** How each role reaches its model (from `resolveRoleSettings(...).roles`). */
@@ -93,7 +93,17 @@ export function createGateway(options: GatewayOptions): ModelGateway {
 	const emit = (event: CallEvent) => {
 		for (const listener of listeners) listener(event);
 	};
+	const noticed = new Set<string>();
+	const apiKeyEnvs = [...new Set([MODEL_DEFAULTS.apiKeyEnv, ...Object.values(options.apiKeyEnv ?? {})])];
 	const context: CallContext = {
+		secrets: () => apiKeyEnvs.map((name) => env[name]).filter((key): key is string => typeof key === 'string' && key.length > 0),
+		streamOff: new Set(),
+		firstNotice: (role, message) => {
+			const key = `${role}\u0000${message}`;
+			if (noticed.has(key)) return false;
+			noticed.add(key);
+			return true;
+		},
 		policy,
 		validationRetries,
 		limiter,
@@ -110,12 +120,27 @@ export function createGateway(options: GatewayOptions): ModelGateway {
 		if (!settings) throw new Error(`no model settings for role ${role}`);
 		return settings;
 	};
+	const call = <T>(request: ModelRequest<T>) => {
+		const settings = settingsOf(request.role);
+		// Commands check their roles up front (requireRoles); reaching this is a bug, not a set-up error.
+		if (settings.provider === 'openai' && settings.model === '') throw new Error(`the ${request.role} role has no model (the command did not call requireRoles for it)`);
+		return new CallRun(context, request, settings, providers[settings.provider]).run();
+	};
 
 	return {
 		settings: settingsOf,
-		call: (request) => {
+		call,
+		async sample(request, count) {
 			const settings = settingsOf(request.role);
-			return new CallRun(context, request, settings, providers[settings.provider]).run();
+			const out: Array<{text: string; call: CallRecord}> = [];
+			if (settings.supportsN && count > 1) {
+				const response = await call({...request, n: count, sample: 0});
+				for (const text of (response.texts ?? [response.text]).slice(0, count)) out.push({text, call: response.call});
+			}
+			// Samples the server did not return (Ollama and llama.cpp ignore `n`), or every sample when it cannot.
+			const missing = Array.from({length: count - out.length}, (_, i) => out.length + i);
+			const more = await Promise.all(missing.map((sample) => call({...request, sample}).then((response) => ({text: response.text, call: response.call}))));
+			return [...out, ...more];
 		},
 		concurrency() {
 			return {limit: limiter.limit, max: limiter.max};

@@ -1,6 +1,7 @@
 import OpenAI, {APIConnectionError, APIConnectionTimeoutError, APIUserAbortError} from 'openai';
 import type {ChatCompletionCreateParamsBase} from 'openai/resources/chat/completions';
 import type {ModelRole, RoleSettings, TokenUsage} from '../domain/session.js';
+import {wireRules} from './modelFamily.js';
 import type {Exchange, FinishReason, Provider, RawReply} from './provider.js';
 import {assertNever} from './structured.js';
 
@@ -33,7 +34,7 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): Provider {
 		const id = JSON.stringify([baseURL, apiKey, settings.timeoutMs]);
 		let client = clients.get(id);
 		if (!client) {
-			client = new OpenAI({baseURL, apiKey, maxRetries: 0, timeout: settings.timeoutMs, organization: options.organization ?? null, project: options.project ?? null});
+			client = new OpenAI({baseURL, apiKey, maxRetries: 0, timeout: settings.timeoutMs, organization: options.organization ?? null, project: options.project ?? null, fetch: normalisingFetch});
 			clients.set(id, client);
 		}
 		return client;
@@ -44,54 +45,109 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): Provider {
 		remote: true,
 		async complete(exchange) {
 			const client = clientFor(exchange.settings, options.apiKeyFor(exchange.role) || KEYLESS);
-			// Our own deadline covers the whole attempt, streamed body included; the SDK's timeout stops
-			// at the response headers.
-			const controller = new AbortController();
-			let timedOut = false;
-			const timer = setTimeout(() => {
-				timedOut = true;
-				controller.abort();
-			}, exchange.settings.timeoutMs);
-			const forward = () => controller.abort(exchange.signal?.reason);
-			if (exchange.signal?.aborted) forward();
-			exchange.signal?.addEventListener('abort', forward, {once: true});
-			const requestOptions = {signal: controller.signal, headers: callHeaders(exchange)};
+			// Our own deadline: a whole reply must arrive within timeoutMs, and a stream may stay
+			// silent between chunks for at most timeoutMs (a long answer that keeps coming is not hung).
+			// The SDK's own timeout stops at the response headers.
+			const deadline = new Deadline(exchange.settings.timeoutMs, exchange.signal);
+			const requestOptions = {signal: deadline.signal, headers: callHeaders(exchange)};
 			try {
 				const body = chatBody(exchange);
-				if (exchange.onToken && exchange.format.type === 'text') return await streamed(client, body, requestOptions, exchange.onToken);
+				if (exchange.stream && exchange.format.type === 'text') return await streamed(client, body, requestOptions, exchange, deadline);
 				const completion = await client.chat.completions.create({...body, stream: false}, requestOptions);
 				// A proxy may answer 200 with something that is not a completion: treat it as an empty reply.
-				const choice = completion.choices?.[0];
+				const choices = completion.choices ?? [];
+				const first = choices[0];
+				const message = first?.message as (OpenAI.ChatCompletionMessage & ReasoningFields) | undefined;
 				return {
-					text: choice?.message.content ?? '',
-					finishReason: finishReasonOf(choice?.finish_reason),
+					text: message?.content ?? '',
+					...(choices.length > 1 ? {choices: choices.map((choice) => choice.message?.content ?? '')} : {}),
+					reasoning: reasoningOf(message),
+					finishReason: finishReasonOf(first?.finish_reason),
 					usage: usageOf(completion.usage),
-					...(choice?.message.refusal ? {refusal: choice.message.refusal} : {}),
+					streamed: false,
+					...(message?.refusal ? {refusal: message.refusal} : {}),
 				};
 			} catch (error) {
-				if (timedOut) throw new APIConnectionTimeoutError({message: `no complete reply within ${exchange.settings.timeoutMs} ms`});
+				if (deadline.expired) throw new APIConnectionTimeoutError({message: deadline.message()});
 				throw error;
 			} finally {
-				clearTimeout(timer);
-				exchange.signal?.removeEventListener('abort', forward);
+				deadline.clear();
 			}
 		},
 	};
 }
 
-async function streamed(client: OpenAI, body: ChatCompletionCreateParamsBase, requestOptions: {signal: AbortSignal; headers: Record<string, string>}, onToken: (delta: string) => void): Promise<RawReply> {
+/** Fields servers use for thinking text sent apart from the answer. */
+type ReasoningFields = {reasoning_content?: string | null; reasoning?: string | null};
+
+function reasoningOf(fields: ReasoningFields | undefined | null): string | null {
+	const text = fields?.reasoning_content ?? fields?.reasoning;
+	return typeof text === 'string' && text.trim() !== '' ? text : null;
+}
+
+/** An abort that fires after `ms` of silence (`touch()` restarts the wait) or when `outer` aborts. */
+class Deadline {
+	private readonly controller = new AbortController();
+	private timer: NodeJS.Timeout | undefined;
+	private idle = false;
+	expired = false;
+	private readonly forward = () => this.controller.abort(this.outer?.reason);
+
+	constructor(
+		private readonly ms: number,
+		private readonly outer: AbortSignal | undefined,
+	) {
+		if (outer?.aborted) this.forward();
+		outer?.addEventListener('abort', this.forward, {once: true});
+		this.arm();
+	}
+
+	get signal(): AbortSignal {
+		return this.controller.signal;
+	}
+
+	/** From now on the deadline is an idle timeout: each chunk restarts it. */
+	touch(): void {
+		this.idle = true;
+		this.arm();
+	}
+
+	message(): string {
+		return this.idle ? `the stream sent nothing for ${this.ms} ms` : `no complete reply within ${this.ms} ms`;
+	}
+
+	clear(): void {
+		clearTimeout(this.timer);
+		this.outer?.removeEventListener('abort', this.forward);
+	}
+
+	private arm(): void {
+		clearTimeout(this.timer);
+		this.timer = setTimeout(() => {
+			this.expired = true;
+			this.controller.abort();
+		}, this.ms);
+	}
+}
+
+async function streamed(client: OpenAI, body: ChatCompletionCreateParamsBase, requestOptions: {signal: AbortSignal; headers: Record<string, string>}, exchange: Exchange, deadline: Deadline): Promise<RawReply> {
 	const stream = await client.chat.completions.create({...body, stream: true, stream_options: {include_usage: true}}, requestOptions);
 	let text = '';
+	let reasoning = '';
 	let finishReason: FinishReason = 'other';
 	let usage: TokenUsage | null = null;
 	let finished = false;
 	for await (const chunk of stream) {
+		deadline.touch();
 		const choice = chunk.choices?.[0];
-		const delta = choice?.delta?.content;
-		if (delta) {
-			text += delta;
-			onToken(delta);
+		const delta = choice?.delta as ({content?: string | null} & ReasoningFields) | undefined;
+		const content = delta?.content;
+		if (content) {
+			text += content;
+			exchange.onToken?.(content);
 		}
+		const thought = delta?.reasoning_content ?? delta?.reasoning;
+		if (typeof thought === 'string') reasoning += thought;
 		if (choice?.finish_reason) {
 			finished = true;
 			finishReason = finishReasonOf(choice.finish_reason);
@@ -102,26 +158,29 @@ async function streamed(client: OpenAI, body: ChatCompletionCreateParamsBase, re
 	// dropped connection can end it without a finish_reason: neither is a complete reply.
 	if (requestOptions.signal.aborted) throw new APIUserAbortError();
 	if (!finished) throw new APIConnectionError({message: 'the stream ended without a finish_reason (connection closed early)'});
-	return {text, finishReason, usage};
+	return {text, reasoning: reasoning.trim() === '' ? null : reasoning, finishReason, usage, streamed: true};
 }
 
+/** Keys of the request body that `extraBody` may not replace: they are how this tool reads the reply. */
+const PROTECTED = new Set(['model', 'messages', 'stream', 'stream_options', 'n']);
+
 /**
- * The request body (pure, so tests can check it without a server).
- *
- * Token cap: api.openai.com takes `max_completion_tokens` and rejects `max_tokens` for reasoning
- * models (o-series, gpt-5), while many OpenAI-compatible servers (older vLLM, llama.cpp, proxies)
- * only know `max_tokens`; so the field depends on the host. Temperature is omitted when null because
- * several models accept only their default and reject any explicit value.
+ * The request body (pure, so tests can check it without a server). Parameter rules come from the
+ * model's family and the endpoint (`wireRules`), never from the host alone; `extraBody` is merged
+ * last, so a role can send any server-specific field (vLLM's `chat_template_kwargs` or
+ * `guided_json`, `seed`, `top_p`, OpenRouter's `provider`).
  */
-export function chatBody(exchange: Pick<Exchange, 'settings' | 'messages' | 'format'>): ChatCompletionCreateParamsBase {
+export function chatBody(exchange: Pick<Exchange, 'settings' | 'messages' | 'format'> & {readonly n?: number}): ChatCompletionCreateParamsBase {
 	const {settings, messages, format} = exchange;
-	const body: ChatCompletionCreateParamsBase = {model: settings.model, messages: messages.map(({role, content}) => ({role, content}))};
-	if (settings.temperature !== null) body.temperature = settings.temperature;
-	if (settings.reasoningEffort) body.reasoning_effort = settings.reasoningEffort;
-	if (settings.maxTokens !== null) {
-		if (usesMaxCompletionTokens(settings.baseURL)) body.max_completion_tokens = settings.maxTokens;
-		else body.max_tokens = settings.maxTokens;
+	const rules = wireRules(settings);
+	const body: ChatCompletionCreateParamsBase & Record<string, unknown> = {model: settings.model, messages: messages.map(({role, content}) => ({role, content}))};
+	if (settings.temperature !== null && rules.sampling) body.temperature = settings.temperature;
+	if (settings.reasoningEffort) {
+		if (rules.effortField === 'reasoning.effort') body['reasoning'] = {effort: settings.reasoningEffort};
+		else body.reasoning_effort = settings.reasoningEffort as ChatCompletionCreateParamsBase['reasoning_effort'];
 	}
+	if (settings.maxTokens !== null) body[rules.tokenField] = settings.maxTokens;
+	if (exchange.n !== undefined && exchange.n > 1) body.n = exchange.n;
 	switch (format.type) {
 		case 'json_schema':
 			body.response_format = {type: 'json_schema', json_schema: {name: format.name, strict: true, schema: {...format.jsonSchema}}};
@@ -135,21 +194,43 @@ export function chatBody(exchange: Pick<Exchange, 'settings' | 'messages' | 'for
 		default:
 			assertNever(format);
 	}
+	for (const [key, value] of Object.entries(settings.extraBody ?? {})) if (!PROTECTED.has(key)) body[key] = value;
 	return body;
-}
-
-export function usesMaxCompletionTokens(baseURL: string | null): boolean {
-	if (baseURL === null) return true;
-	try {
-		return new URL(baseURL).hostname === 'api.openai.com';
-	} catch {
-		return false;
-	}
 }
 
 /** Role and stage travel as headers so proxies can route or meter by them and test fakes can script by them. */
 function callHeaders(exchange: Pick<Exchange, 'role' | 'stage'>): Record<string, string> {
 	return {'x-cultureconverse-role': exchange.role, 'x-cultureconverse-stage': exchange.stage.replace(/[^\x20-\x7e]/g, '?')};
+}
+
+/**
+ * Error bodies in the shape the SDK reads (`{"error": {message, type, code, param}}`). vLLM answers
+ * errors with the fields at the top level (`{"object": "error", "message": ..., "code": 400}`), which
+ * the SDK would report as "400 status code (no body)"; Ollama sometimes answers `{"error": "text"}`.
+ * Both are rewrapped here so every server's message reaches the user.
+ */
+export const normalisingFetch: typeof fetch = async (input, init) => {
+	const response = await fetch(input, init);
+	if (response.ok) return response;
+	const text = await response.text();
+	let body: unknown;
+	try {
+		body = JSON.parse(text);
+	} catch {
+		return new Response(text, {status: response.status, statusText: response.statusText, headers: response.headers});
+	}
+	return new Response(JSON.stringify(normaliseErrorBody(body)), {status: response.status, statusText: response.statusText, headers: response.headers});
+};
+
+export function normaliseErrorBody(body: unknown): unknown {
+	if (!body || typeof body !== 'object' || Array.isArray(body)) return body;
+	const record = body as Record<string, unknown>;
+	if (typeof record['error'] === 'string') return {error: {message: record['error'], type: null, code: null, param: null}};
+	if (record['error'] && typeof record['error'] === 'object') return body;
+	if (typeof record['message'] === 'string' || typeof record['detail'] === 'string') {
+		return {error: {message: record['message'] ?? record['detail'], type: record['type'] ?? null, code: record['code'] ?? null, param: record['param'] ?? null}};
+	}
+	return body;
 }
 
 function finishReasonOf(reason: string | null | undefined): FinishReason {
@@ -159,6 +240,7 @@ function finishReasonOf(reason: string | null | undefined): FinishReason {
 }
 
 function usageOf(usage: OpenAI.CompletionUsage | null | undefined): TokenUsage | null {
-	if (!usage) return null;
-	return {prompt: usage.prompt_tokens, completion: usage.completion_tokens, total: usage.total_tokens};
+	if (!usage || typeof usage.prompt_tokens !== 'number') return null;
+	const completion = usage.completion_tokens ?? 0;
+	return {prompt: usage.prompt_tokens, completion, total: usage.total_tokens ?? usage.prompt_tokens + completion};
 }

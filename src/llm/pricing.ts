@@ -1,4 +1,5 @@
 import type {CallRecord} from '../domain/session.js';
+import {bareModel} from './modelFamily.js';
 
 /** USD per million tokens. */
 export type Price = {readonly input: number; readonly output: number};
@@ -15,20 +16,42 @@ export const DEFAULT_PRICES: Readonly<Record<string, Price>> = {
 	'gpt-4o-mini': {input: 0.15, output: 0.6},
 };
 
-export type CostEstimate = {readonly usd: number; readonly unpriced: number};
+export type CostEstimate = {
+	readonly usd: number;
+	/** Billable calls of models with no known price (left out of `usd`). */
+	readonly unpriced: number;
+	/** The part of `usd` priced from tokens counted locally (the server sent no usage): an estimate of an estimate. */
+	readonly estimatedUsd: number;
+};
 
-/** Estimated spend of the billable calls (cache hits and mock calls cost nothing). */
-export function estimateCost(calls: readonly CallRecord[], prices: Readonly<Record<string, Price>> = DEFAULT_PRICES): CostEstimate {
+/**
+ * Estimated spend of the billable calls (cache hits and mock calls cost nothing). A model is priced by
+ * its exact name first, then without a router's vendor prefix ("openai/gpt-5-mini" as "gpt-5-mini").
+ */
+export function estimateCost(calls: readonly CallRecord[], prices: Readonly<Record<string, Price>> = {}): CostEstimate {
+	const table = {...DEFAULT_PRICES, ...prices};
 	let usd = 0;
+	let estimatedUsd = 0;
 	let unpriced = 0;
 	for (const call of calls) {
 		if (call.cached || call.provider !== 'openai') continue;
-		const price = prices[call.model];
+		const price = table[call.model] ?? table[bareModel(call.model)];
 		if (!price) {
 			unpriced++;
 			continue;
 		}
-		usd += (call.tokens.prompt * price.input + call.tokens.completion * price.output) / 1_000_000;
+		const cost = (call.tokens.prompt * price.input + call.tokens.completion * price.output) / 1_000_000;
+		usd += cost;
+		if (call.tokensEstimated) estimatedUsd += cost;
 	}
-	return {usd, unpriced};
+	return {usd, unpriced, estimatedUsd};
+}
+
+/** "~$0.0123", with what it leaves out and how much of it rests on locally counted tokens. */
+export function formatCost(cost: CostEstimate, billableTokens: number): string {
+	if (billableTokens === 0) return '$0';
+	const parts = [`~$${cost.usd.toFixed(4)}`];
+	if (cost.estimatedUsd > 0) parts.push(cost.estimatedUsd >= cost.usd - 1e-12 ? '(estimated tokens: the server sent no usage)' : `(of which ~$${cost.estimatedUsd.toFixed(4)} from estimated tokens)`);
+	if (cost.unpriced > 0) parts.push(`(+${cost.unpriced} call(s) of unpriced models: add them to "prices" in the config)`);
+	return parts.join(' ');
 }

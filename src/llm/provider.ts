@@ -17,8 +17,12 @@ export type Exchange = {
 	readonly messages: readonly ChatMessage[];
 	readonly format: WireFormat;
 	readonly schema: StructuredSpec<unknown> | undefined;
-	/** Set for free-text calls that stream. */
+	/** Set for free-text calls that stream: content deltas only (thinking text is routed apart). */
 	readonly onToken: ((delta: string) => void) | undefined;
+	/** Ask the server to stream (free text only; decided by the role's `stream` setting and what the server allowed so far). */
+	readonly stream: boolean;
+	/** Choices to ask for in one request (`n`); 1 unless best-of-N runs on a server that supports it. */
+	readonly n: number;
 	readonly signal: AbortSignal | undefined;
 	/** The originating request, with `prompt.messages` replaced by the current conversation (mock generators read it). */
 	readonly request: ModelRequest<unknown>;
@@ -27,7 +31,14 @@ export type Exchange = {
 export type FinishReason = 'stop' | 'length' | 'other';
 
 export type RawReply = {
+	/** The (first) choice's content, as the server sent it (thinking blocks are removed later, in one place). */
 	readonly text: string;
+	/** Every choice's content when `n` > 1. */
+	readonly choices?: readonly string[];
+	/** Reasoning the server sent in its own field (vLLM/llama.cpp `reasoning_content`, vLLM/Ollama/OpenRouter `reasoning`). */
+	readonly reasoning?: string | null;
+	/** False when a free-text reply was asked for whole (streaming off for the role). */
+	readonly streamed?: boolean;
 	readonly finishReason: FinishReason;
 	/** Null when the endpoint reported none (the gateway then estimates). */
 	readonly usage: TokenUsage | null;

@@ -21,6 +21,9 @@ export const RecordingLine = z.object({
 		text: z.string(),
 		usage: TokenUsage.nullable(),
 		finishReason: z.enum(['stop', 'length', 'other']).optional(),
+		/** Thinking text the reply carried (already removed from `text`). */
+		reasoning: z.string().nullable().optional(),
+		choices: z.array(z.string()).optional(),
 	}),
 });
 export type RecordingLine = z.infer<typeof RecordingLine>;

@@ -51,7 +51,7 @@ export function createReplayProvider(sourceFor: (file: string) => ReplaySource):
 				);
 			}
 			emitWords(line.response.text, exchange.onToken);
-			return {text: line.response.text, finishReason: line.response.finishReason ?? 'stop', usage: line.response.usage, model: line.model};
+			return {text: line.response.text, ...(line.response.choices ? {choices: line.response.choices} : {}), reasoning: line.response.reasoning ?? null, finishReason: line.response.finishReason ?? 'stop', usage: line.response.usage, model: line.model};
 		},
 	};
 }

@@ -11,7 +11,14 @@ export type Classified = {
 	readonly reason: string;
 	/** Delay the server asked for (retry-after-ms / retry-after), if any. */
 	readonly retryAfterMs: number | null;
+	/** HTTP status, when there was one. */
+	readonly status?: number;
+	/** The server's own message (from the error body), when it sent one. */
+	readonly serverMessage?: string;
 };
+
+/** What an error body says, in OpenAI's shape (`{"error": {message, type, code, param}}`; see normaliseErrorBody). */
+export type ErrorBody = {readonly message?: string; readonly type?: string | null; readonly code?: string | number | null; readonly param?: string | null};
 
 /** Socket-level failures worth another attempt (the connection, not the request, went wrong). */
 const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EAI_AGAIN', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED']);
@@ -25,7 +32,11 @@ export function classifyError(error: unknown, now: number): Classified | null {
 	if (error instanceof APIUserAbortError || isAbortError(error)) return {kind: 'aborted', retryable: false, reason: 'aborted', retryAfterMs: null};
 	if (error instanceof APIConnectionTimeoutError) return {kind: 'timeout', retryable: true, reason: 'timeout', retryAfterMs: null};
 	if (error instanceof APIConnectionError) return {kind: 'network', retryable: true, reason: `network: ${causeCode(error) ?? error.message}`, retryAfterMs: null};
-	if (error instanceof APIError && typeof error.status === 'number') return classifyStatus(error.status, error.headers, now);
+	if (error instanceof APIError && typeof error.status === 'number') {
+		const body = (error.error ?? {}) as ErrorBody;
+		const serverMessage = typeof body.message === 'string' ? body.message : error.message.replace(/^\d{3}\s+/, '');
+		return {...classifyStatus(error.status, error.headers, now, body, serverMessage), status: error.status, serverMessage};
+	}
 	const code = causeCode(error);
 	if (code !== undefined && NETWORK_CODES.has(code)) return {kind: 'network', retryable: true, reason: `network: ${code}`, retryAfterMs: null};
 	// undici reports a connection dropped mid-body (e.g. during a stream) as TypeError('terminated').
@@ -33,15 +44,30 @@ export function classifyError(error: unknown, now: number): Classified | null {
 	return null;
 }
 
-/** 408/409/429/5xx are transient; 401/403 are credentials; any other 4xx is our request's fault. */
-export function classifyStatus(status: number, headers: Headers | undefined, now: number): Classified {
-	const reason = `HTTP ${status}`;
+const CONTEXT_LENGTH = /context[ _-]?(length|window)|maximum context|too many tokens|prompt is too long|exceeds? the (model'?s )?(maximum|max)|input (is )?too long|reduce the length/i;
+const STREAM_REFUSED = /stream/i;
+
+/**
+ * What an HTTP failure means. 408/409/429/5xx are transient (retried); everything else is final,
+ * because asking again cannot change it: 400 (a bad or unsupported parameter, a prompt over the
+ * context window, streaming refused), 401/403 (credentials), 402 and `insufficient_quota` 429s (no
+ * credit: OpenAI sends the quota error as a 429, OpenRouter as a 402), 404 (no such model or route).
+ */
+export function classifyStatus(status: number, headers: Headers | undefined, now: number, body: ErrorBody = {}, message = ''): Classified {
+	const code = body.code === null || body.code === undefined ? '' : String(body.code);
+	const label = code && !/^\d+$/.test(code) ? `HTTP ${status} ${code}` : `HTTP ${status}`;
+	const final = (kind: FailureKind): Classified => ({kind, retryable: false, reason: label, retryAfterMs: null});
+	if (status === 429 && (code === 'insufficient_quota' || body.type === 'insufficient_quota')) return final('quota');
+	if (status === 402) return final('quota');
 	const retryAfter = headers ? retryAfterMs(headers, now) : null;
-	if (status === 429) return {kind: 'rate_limited', retryable: true, reason, retryAfterMs: retryAfter};
-	if (status === 408) return {kind: 'timeout', retryable: true, reason, retryAfterMs: retryAfter};
-	if (status === 409 || status >= 500) return {kind: 'server', retryable: true, reason, retryAfterMs: retryAfter};
-	if (status === 401 || status === 403) return {kind: 'auth', retryable: false, reason, retryAfterMs: null};
-	return {kind: 'bad_request', retryable: false, reason, retryAfterMs: null};
+	if (status === 429) return {kind: 'rate_limited', retryable: true, reason: label, retryAfterMs: retryAfter};
+	if (status === 408) return {kind: 'timeout', retryable: true, reason: label, retryAfterMs: retryAfter};
+	if (status === 409 || status >= 500) return {kind: 'server', retryable: true, reason: label, retryAfterMs: retryAfter};
+	if (status === 401 || status === 403) return final('auth');
+	if (status === 404) return final('not_found');
+	if (code === 'context_length_exceeded' || CONTEXT_LENGTH.test(message)) return final('context_length');
+	if (status === 400 && (body.param === 'stream' || (STREAM_REFUSED.test(message) && /verif|not (be )?supported|unsupported|not allowed/i.test(message)))) return final('stream_refused');
+	return final('bad_request');
 }
 
 /**

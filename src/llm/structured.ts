@@ -3,6 +3,7 @@ import type {z} from 'zod';
 import type {ChatMessage, ResponseFormatMode} from '../domain/session.js';
 import {zodProblems} from '../util/errors.js';
 import type {WireFormat} from './provider.js';
+import {splitReasoning} from './reasoning.js';
 import type {StructuredSpec} from './types.js';
 
 const NAME = /^[A-Za-z0-9_-]{1,64}$/;
@@ -85,49 +86,57 @@ export type ParseOutcome<T> = {readonly ok: true; readonly value: T} | {readonly
 
 /**
  * Parses a structured reply and validates it with the zod schema, then the request's own checks.
- * Extraction is lenient in every mode (a model or proxy may wrap strict output in a fence too).
+ * Thinking blocks are removed first (a draft inside one is never the answer); of the top-level JSON
+ * objects left, the last one that validates wins: models that write a draft and then the answer put
+ * the answer last. Extraction is lenient in every mode (a model or proxy may wrap strict output in a
+ * fence or prose too). When nothing validates, the problems are those of the last object.
  */
 export function parseReply<T>(text: string, spec: StructuredSpec<T>, validate?: (value: T) => readonly string[]): ParseOutcome<T> {
-	const json = extractJson(text);
-	if (json === null) return {ok: false, problems: ['the reply contains no JSON object']};
-	let raw: unknown;
-	try {
-		raw = JSON.parse(json);
-	} catch (error) {
-		return {ok: false, problems: [`the reply is not valid JSON (${(error as Error).message})`]};
+	const candidates = jsonObjects(splitReasoning(text).content);
+	if (candidates.length === 0) {
+		const unclosed = text.includes('{');
+		return {ok: false, problems: [unclosed ? 'the reply holds no complete JSON object (is it cut off?)' : 'the reply contains no JSON object']};
 	}
-	const parsed = spec.schema.safeParse(raw);
-	if (!parsed.success) return {ok: false, problems: zodProblems(parsed.error)};
-	const problems = validate?.(parsed.data) ?? [];
-	return problems.length > 0 ? {ok: false, problems} : {ok: true, value: parsed.data};
+	let problems: readonly string[] | null = null;
+	for (let i = candidates.length - 1; i >= 0; i--) {
+		const parsed = spec.schema.safeParse(candidates[i]!.value);
+		const found = parsed.success ? (validate?.(parsed.data) ?? []) : zodProblems(parsed.error);
+		if (parsed.success && found.length === 0) return {ok: true, value: parsed.data};
+		problems ??= found;
+	}
+	return {ok: false, problems: problems ?? ['no JSON object in the reply validates']};
 }
 
 /**
- * The first balanced top-level JSON object in `text`, skipping prose and ``` fences around it.
- * Braces inside strings are ignored. Returns null when no complete object is found.
+ * Every top-level JSON object in `text`, in order, skipping prose and ``` fences around them. Braces
+ * inside strings are ignored; a brace in prose ("{like this}") that opens no valid object is skipped.
  */
-export function extractJson(text: string): string | null {
-	const trimmed = text.trim();
-	if (trimmed.startsWith('{') && trimmed.endsWith('}')) {
-		try {
-			JSON.parse(trimmed);
-			return trimmed;
-		} catch {
-			// not a clean object after all: fall through to the scanner
-		}
-	}
-	for (let start = text.indexOf('{'); start !== -1; start = text.indexOf('{', start + 1)) {
+export function jsonObjects(text: string): Array<{readonly text: string; readonly value: unknown}> {
+	const found: Array<{text: string; value: unknown}> = [];
+	let start = text.indexOf('{');
+	while (start !== -1) {
 		const end = balancedEnd(text, start);
-		if (end === -1) return null;
+		if (end === -1) {
+			// An unbalanced brace in prose: an object may still start further on.
+			start = text.indexOf('{', start + 1);
+			continue;
+		}
 		const candidate = text.slice(start, end + 1);
 		try {
-			JSON.parse(candidate);
-			return candidate;
+			const value: unknown = JSON.parse(candidate);
+			found.push({text: candidate, value});
+			start = text.indexOf('{', end + 1);
 		} catch {
-			// a brace in prose ("{like this}"): try the next opening brace
+			start = text.indexOf('{', start + 1);
 		}
 	}
-	return null;
+	return found;
+}
+
+/** The last top-level JSON object in `text` (see `jsonObjects`), or null when there is none. */
+export function extractJson(text: string): string | null {
+	const all = jsonObjects(text);
+	return all.length > 0 ? all[all.length - 1]!.text : null;
 }
 
 /** Index of the brace closing the one at `start`, or -1 when the text ends first. */

@@ -39,6 +39,11 @@ export type ModelRequest<T> = {
 	 */
 	readonly validate?: (value: T) => readonly string[];
 	readonly mock: unknown;
+	/**
+	 * Choices wanted from one request (best-of-N). The gateway asks the server for `n` at once when the
+	 * role's `supportsN` says it can, and makes up any shortfall with single requests.
+	 */
+	readonly n?: number;
 	/** Engine step number, recorded on the call. */
 	readonly step: number;
 	/**
@@ -59,6 +64,8 @@ export type ModelResponse<T> = {
 	/** The parsed, validated value (structured) or the reply text (free text). */
 	readonly value: T;
 	readonly text: string;
+	/** Every choice (free text with `n` > 1); `[text]` otherwise. */
+	readonly texts?: readonly string[];
 	readonly call: CallRecord;
 };
 
@@ -68,12 +75,23 @@ export type FailureKind =
 	| 'network'
 	| 'timeout'
 	| 'auth'
+	| 'quota'
+	| 'not_found'
+	| 'context_length'
+	| 'stream_refused'
 	| 'bad_request'
 	| 'empty'
 	| 'truncated'
 	| 'invalid_output'
 	| 'replay_exhausted'
 	| 'aborted';
+
+/**
+ * Failures no retry or later item can fix: the set-up is wrong (key, quota, model name, a parameter
+ * the server rejects, a prompt over its context window). A batch stops after K items in a row fail
+ * the same way with one of these.
+ */
+export const SETUP_FAILURES: ReadonlySet<FailureKind> = new Set(['auth', 'quota', 'not_found', 'context_length', 'stream_refused', 'bad_request']);
 
 /** A call that failed for good (retries and validation budget spent); carries its record. */
 export class ModelCallError extends Error {
@@ -105,12 +123,20 @@ export type CallEvent =
 	  }
 	| {readonly type: 'call_retried'; readonly callId: string; readonly role: ModelRole; readonly stage: string; readonly attempt: number; readonly reason: string; readonly delayMs: number}
 	| {readonly type: 'call_done'; readonly call: CallRecord}
-	| {readonly type: 'call_failed'; readonly call: CallRecord; readonly kind: FailureKind};
+	| {readonly type: 'call_failed'; readonly call: CallRecord; readonly kind: FailureKind}
+	/** Something the model layer changed or noticed for a role (streaming switched off, a prompt cut by the server); sent once per role and message. */
+	| {readonly type: 'notice'; readonly role: ModelRole; readonly message: string};
 
 /** The one door to every model, shared by all roles of a run (one limiter, one cache, one recorder). */
 export interface ModelGateway {
 	settings(role: ModelRole): RoleSettings;
 	call<T>(request: ModelRequest<T>): Promise<ModelResponse<T>>;
+	/**
+	 * `count` samples of one free-text request (best-of-N): one request with `n` when the role's server
+	 * supports it (topped up with single requests if it returned fewer), else `count` requests keyed
+	 * apart by their sample number. Each sample comes with the record of the call that produced it.
+	 */
+	sample?(request: ModelRequest<string>, count: number): Promise<ReadonlyArray<{readonly text: string; readonly call: CallRecord}>>;
 	/** Subscribe to call events; returns an unsubscribe function. */
 	onEvent(listener: (event: CallEvent) => void): () => void;
 	/** Requests allowed in flight now and the configured cap (lower than the cap after rate limits). */

@@ -36,8 +36,10 @@ export function mockSimulator(input: unknown): SimulatorTurn {
 }
 
 /** The offline assistant: a generic, polite, structured reply that picks up the user's words and asks one question. */
-export function mockAssistant(input: unknown): string {
-	const {view, gold, guidance, language, sample = 0} = input as AssistantMockInput;
+export function mockAssistant(input: unknown, request?: {readonly sample?: number}): string {
+	const {view, gold, guidance, language} = input as AssistantMockInput;
+	// A best-of-N sample is numbered on the request (`gateway.sample`), or in the input (older callers).
+	const sample = request?.sample ?? (input as AssistantMockInput).sample ?? 0;
 	const turn = view.messages.filter((message) => message.role === 'user').length;
 	if (language !== 'english') {
 		const p = phrases(language as LanguageId);

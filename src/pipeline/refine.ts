@@ -30,7 +30,7 @@ export async function refine<T>(options: {
 				feedback.push(error.message);
 				continue;
 			}
-			if (error instanceof ModelCallError) throw new StageError(`${options.stage} generation failed: ${error.message}`, options.stage, attempts, error.kind);
+			if (error instanceof ModelCallError) throw new StageError(`${options.stage} generation failed: ${error.message}`, options.stage, attempts, error.kind, error.call.role);
 			throw error;
 		}
 		let verdict: AuditVerdict;
@@ -39,7 +39,7 @@ export async function refine<T>(options: {
 			callIds.push(audited.callId);
 			verdict = audited.verdict;
 		} catch (error) {
-			if (error instanceof ModelCallError) throw new StageError(`${options.stage} audit failed: ${error.message}`, options.stage, attempts, error.kind);
+			if (error instanceof ModelCallError) throw new StageError(`${options.stage} audit failed: ${error.message}`, options.stage, attempts, error.kind, error.call.role);
 			throw error;
 		}
 		attempts.push({attempt, ok: verdict.ok, problems: [...verdict.problems], callIds});

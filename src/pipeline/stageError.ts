@@ -1,4 +1,5 @@
 import type {ValidationAttempt} from '../domain/blueprint.js';
+import type {ModelRole} from '../domain/session.js';
 import type {FailureKind} from '../llm/types.js';
 
 /**
@@ -12,6 +13,8 @@ export class StageError extends Error {
 		readonly stage: string,
 		readonly attempts: readonly ValidationAttempt[],
 		readonly kind: 'invalid' | FailureKind,
+		/** The role whose call failed, when a model call did. */
+		readonly role?: ModelRole,
 	) {
 		super(message);
 		this.name = 'StageError';

@@ -3,27 +3,37 @@ import {type BatchSummary, summarizeBatch, tally} from '../batch/summary.js';
 import type {BatchManifest, BatchSelection} from '../domain/batch.js';
 import type {CallRecord} from '../domain/session.js';
 import type {IO} from '../commands/types.js';
-import {estimateCost} from '../llm/pricing.js';
+import {type Price, estimateCost} from '../llm/pricing.js';
 import {summarizeCalls} from '../llm/usage.js';
 import type {SeedSpace} from '../universe/seeds.js';
 import type {LiveLine} from './liveLine.js';
 
 /* What `batch` prints: run figures, the summary, progress, the plan of a dry run. */
 
-export type RunFigures = {calls: number; failedCalls: number; retries: number; tokens: number; costUsd: number; unpricedCalls: number; wallSeconds: number; episodesPerHour: number | null};
+/**
+ * What a batch run cost and how fast it went. `retries` are HTTP attempts after the first (429s, 5xx,
+ * timeouts); `reasks` are re-asks after an invalid structured reply; `episodesPerHour` counts episodes
+ * that completed in this run only (never errors), so a run where everything failed has none.
+ */
+export type RunFigures = {calls: number; failedCalls: number; retries: number; reasks: number; tokens: number; tokensEstimated: boolean; costUsd: number; costEstimatedUsd: number; unpricedCalls: number; wallSeconds: number; completed: number; episodesPerHour: number | null};
 
-export function runFigures(calls: readonly CallRecord[], wallMs: number, episodes: number): RunFigures {
+export function runFigures(calls: readonly CallRecord[], wallMs: number, completed: number, prices?: Readonly<Record<string, Price>>): RunFigures {
 	const usage = summarizeCalls(calls);
-	const cost = estimateCost(calls);
+	const cost = estimateCost(calls, prices);
+	const reasks = calls.reduce((sum, call) => sum + call.validationRetries, 0);
 	return {
 		calls: usage.calls,
 		failedCalls: usage.failed,
-		retries: usage.attempts - usage.calls,
+		retries: usage.attempts - usage.calls - reasks,
+		reasks,
 		tokens: usage.tokens.total,
+		tokensEstimated: usage.estimatedCalls > 0,
 		costUsd: Math.round(cost.usd * 10_000) / 10_000,
+		costEstimatedUsd: Math.round(cost.estimatedUsd * 10_000) / 10_000,
 		unpricedCalls: cost.unpriced,
+		completed,
 		wallSeconds: Math.round(wallMs / 100) / 10,
-		episodesPerHour: wallMs > 0 && episodes > 0 ? Math.round((episodes / wallMs) * 3_600_000) : null,
+		episodesPerHour: wallMs > 0 && completed > 0 ? Math.round((completed / wallMs) * 3_600_000) : null,
 	};
 }
 
@@ -39,18 +49,22 @@ export function summaryText(summary: BatchSummary, run?: RunFigures): string {
 	];
 	if (Object.keys(summary.terminations).length > 0) lines.push(`  endings: ${Object.entries(summary.terminations).map(([reason, n]) => `${reason} ${n}`).join(', ')}`);
 	if (Object.keys(summary.errors).length > 0) lines.push(`  errors (not scored): ${Object.entries(summary.errors).map(([flag, n]) => `${flag} ${n}`).join(', ')}`);
-	if (run) lines.push(`  this run: ${run.calls} call(s), ${run.retries} retries, ${run.tokens} tokens, $${run.costUsd}${run.unpricedCalls > 0 ? ` (+${run.unpricedCalls} unpriced)` : ''}, ${run.wallSeconds} s${run.episodesPerHour === null ? '' : `, ${run.episodesPerHour} episodes/hour`}`);
+	if (run) {
+		const cost = `${run.tokensEstimated ? '~' : ''}$${run.costUsd}${run.costEstimatedUsd > 0 ? ` (~$${run.costEstimatedUsd} of it from locally counted tokens)` : ''}${run.unpricedCalls > 0 ? ` (+${run.unpricedCalls} unpriced)` : ''}`;
+		const speed = run.episodesPerHour === null ? ', no episode completed' : `, ${run.episodesPerHour} completed episodes/hour`;
+		lines.push(`  this run: ${run.calls} call(s), ${run.retries} retries, ${run.reasks} re-asks, ${run.tokens} tokens${run.tokensEstimated ? ' (some estimated)' : ''}, ${cost}, ${run.wallSeconds} s${speed}`);
+	}
 	return lines.join('\n');
 }
 
 /** Progress on stderr: one rewritten line on a terminal, one line per finished item otherwise; JSON lines with --jsonl. */
-export function progressPrinter(io: IO, liveLine: LiveLine, mode: 'text' | 'json' | 'jsonl', total: number, width: () => {limit: number; max: number}): ((event: BatchEvent, manifest: BatchManifest) => void) & {done(): void; finished(): number} {
+export function progressPrinter(io: IO, liveLine: LiveLine, mode: 'text' | 'json' | 'jsonl', total: number, width: () => {limit: number; max: number}): ((event: BatchEvent, manifest: BatchManifest) => void) & {done(): void; completed(): number} {
 	const live = mode === 'text' && liveLine.enabled;
 	let retries = 0;
-	let finished = 0;
+	let completed = 0;
 	const print = (event: BatchEvent, manifest: BatchManifest) => {
 		if (event.type === 'call_retried') retries++;
-		if (event.type === 'item_failed' || (event.type === 'item_finished' && (event.item.status === 'completed' || event.item.status === 'error'))) finished++;
+		if (event.type === 'item_finished' && event.item.status === 'completed') completed++;
 		if (mode === 'jsonl') {
 			if (event.type === 'item_finished') io.stdout.write(`${JSON.stringify({type: event.type, ...event.item})}\n`);
 			else if (event.type === 'item_failed') io.stdout.write(`${JSON.stringify({type: event.type, message: event.message, ...event.item})}\n`);
@@ -71,7 +85,7 @@ export function progressPrinter(io: IO, liveLine: LiveLine, mode: 'text' | 'json
 			io.stderr.write(`[${done}/${total}] could not run ${event.item.seedId}: ${event.message}\n`);
 		}
 	};
-	return Object.assign(print, {done: () => liveLine.end(), finished: () => finished});
+	return Object.assign(print, {done: () => liveLine.end(), completed: () => completed});
 }
 
 export function describeSelection(selection: BatchSelection): string {

@@ -4,7 +4,7 @@ import type {Evidence} from '../domain/kb.js';
 import {METRICS, type JudgeResult, type Session, type Termination, type Turn} from '../domain/session.js';
 import type {Shard} from '../domain/shards.js';
 import {oracleText, privateStateText} from '../pipeline/render.js';
-import {estimateCost} from '../llm/pricing.js';
+import {type Price, estimateCost, formatCost} from '../llm/pricing.js';
 import {summarizeCalls} from '../llm/usage.js';
 import type {CallRecord} from '../domain/session.js';
 import {safeText} from '../util/terminalText.js';
@@ -127,10 +127,11 @@ export function formatSession(session: Session): string {
 }
 
 /** One line of cost accounting: calls, cache hits, retries, tokens and the estimated spend. */
-export function formatUsage(calls: readonly CallRecord[]): string {
+export function formatUsage(calls: readonly CallRecord[], prices?: Readonly<Record<string, Price>>): string {
 	const usage = summarizeCalls(calls);
-	const cost = estimateCost(calls);
-	const retries = calls.reduce((sum, call) => sum + call.retries.length, 0);
-	const spend = usage.billableTokens.total === 0 ? '$0' : `~$${cost.usd.toFixed(4)}${cost.unpriced > 0 ? ` (+${cost.unpriced} call(s) of unpriced models)` : ''}`;
-	return `${usage.calls} call(s), ${usage.cached} cached, ${usage.failed} failed, ${retries} retr${retries === 1 ? 'y' : 'ies'} · ${usage.tokens.total} tokens (${usage.billableTokens.total} billable) · ${spend}`;
+	const cost = estimateCost(calls, prices);
+	const httpRetries = calls.reduce((sum, call) => sum + call.retries.length, 0) - calls.reduce((sum, call) => sum + call.validationRetries, 0);
+	const reasks = calls.reduce((sum, call) => sum + call.validationRetries, 0);
+	const estimated = usage.estimatedCalls > 0 ? `, ${usage.estimatedCalls === usage.calls ? 'all' : usage.estimatedCalls} counted locally (est.)` : '';
+	return `${usage.calls} call(s), ${usage.cached} cached, ${usage.failed} failed, ${httpRetries} retr${httpRetries === 1 ? 'y' : 'ies'}, ${reasks} re-ask(s) · ${usage.tokens.total} tokens (${usage.billableTokens.total} billable${estimated}) · ${formatCost(cost, usage.billableTokens.total)}`;
 }

@@ -2,8 +2,9 @@ import {existsSync, mkdirSync, readdirSync, readFileSync, statSync} from 'node:f
 import path from 'node:path';
 import {type Adapter, Low} from 'lowdb';
 import {JSONFile} from 'lowdb/node';
-import {Session} from '../domain/session.js';
-import {SessionIndex, SessionSummary} from '../domain/sessionSummary.js';
+import {ModelRole, Session} from '../domain/session.js';
+import {SessionIndex, type SessionSetup, SessionSummary} from '../domain/sessionSummary.js';
+import {shortHash} from '../util/hash.js';
 import {writeFileAtomic} from '../util/atomicWrite.js';
 import {UserError, zodProblems} from '../util/errors.js';
 import {unknownMessage} from '../util/suggest.js';
@@ -105,7 +106,7 @@ export class SessionStore {
 			if (entry.summary) sessions.push({...entry.summary, path: file});
 			else problems.push({file, message: entry.problem ?? 'unreadable'});
 		}
-		if (reread > 0 || Object.keys(next).length !== Object.keys(index.entries).length) writeIndex(this.indexFile(), {format: 'cultureconverse.session-index', version: 3, entries: next});
+		if (reread > 0 || Object.keys(next).length !== Object.keys(index.entries).length) writeIndex(this.indexFile(), {format: 'cultureconverse.session-index', version: 4, entries: next});
 		sessions.sort((a, b) => b.createdAt.localeCompare(a.createdAt) || b.id.localeCompare(a.id));
 		return {sessions, problems, reread};
 	}
@@ -133,7 +134,7 @@ function readIndex(file: string): SessionIndex {
 		return SessionIndex.parse(JSON.parse(readFileSync(file, 'utf8')));
 	} catch {
 		// Missing, damaged or from another version: it is derived data, so start over.
-		return {format: 'cultureconverse.session-index', version: 3, entries: {}};
+		return {format: 'cultureconverse.session-index', version: 4, entries: {}};
 	}
 }
 
@@ -196,5 +197,31 @@ export function summarize(session: Session, file: string): SessionSummary {
 		errorFlag: session.error?.flag ?? null,
 		termination: session.termination?.reason ?? null,
 		mock: session.config.mock,
+		age: session.persona.age,
+		gender: session.persona.gender,
+		trial: session.config.trial ?? 1,
+		rejudgeRepeat: session.config.rejudgeRepeat ?? null,
+		// Content-addressed: the variants of a seed run from one shared blueprint carry the same id.
+		blueprintId: session.blueprint ? shortHash(JSON.stringify([session.blueprint.public, session.blueprint.private, session.blueprint.oracle])) : null,
+		violationIds: [...new Set((session.judge?.violations ?? []).flatMap((violation) => (violation.id ? [violation.id] : [])))],
+		...setupOf(session),
 	};
+}
+
+/** The session's setup and its key (see SessionSetup). */
+export function setupOf(session: Session): {setup: SessionSetup; setupKey: string} {
+	const roles = session.config.roles;
+	const setup: SessionSetup = {
+		assistant: session.config.assistant,
+		models: Object.fromEntries(ModelRole.options.map((role) => [role, `${roles[role].provider}:${roles[role].model}`])),
+		endpoints: Object.fromEntries(ModelRole.options.map((role) => [role, roles[role].baseURL])),
+		judgeMode: session.config.judgeMode,
+		maxTurns: session.config.maxTurns,
+		bestOf: session.config.bestOf ?? null,
+		promptsHash: shortHash(JSON.stringify(Object.entries(session.config.prompts).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))),
+		sawHidden: session.config.sawHidden ?? false,
+		mockRoles: ModelRole.options.filter((role) => roles[role].provider === 'mock'),
+		modelChanged: (session.config.modelChanges?.length ?? 0) > 0,
+	};
+	return {setup, setupKey: shortHash(JSON.stringify(setup))};
 }

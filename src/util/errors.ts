@@ -7,6 +7,8 @@ export const ExitCode = {
 	badInput: 2,
 	episodeError: 3,
 	interrupted: 130,
+	/** Stopped by SIGTERM (a scheduler or `kill`): saved and resumable, like Ctrl-C. */
+	terminated: 143,
 } as const;
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 

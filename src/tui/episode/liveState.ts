@@ -133,6 +133,8 @@ function reduceEvent(state: LiveState, event: EngineEvent, at: string, nowMs: nu
 			const text = `${event.call.stage} call failed${attempts}: ${event.call.error ?? 'no detail'}`;
 			return {...state, calls: without(state.calls, event.call.id), retry: null, lastLatencyMs: event.call.latencyMs, problem: text, notices: push(state.notices, {at, level: 'error', text})};
 		}
+		case 'notice':
+			return {...state, notices: push(state.notices, {at, level: 'warn', text: `${event.role}: ${event.message}`})};
 		case 'step_done':
 			return {...state, running: null, streaming: null};
 		case 'episode_finished':
