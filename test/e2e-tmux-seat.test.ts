@@ -74,7 +74,7 @@ function launch(name: string, size: [number, number], fake: FakeOpenAI, args: st
 		`cd ${quote(REPO)} &&`,
 		'env -u CI -u CONTINUOUS_INTEGRATION',
 		...Object.entries(env).map(([key, value]) => `${key}=${quote(value)}`),
-		`node --import tsx src/cli.tsx ${args} --sessions-dir ${quote(path.join(work, 'sessions'))}${args.startsWith('replay') ? '' : ` --config ${quote(config)}`};`,
+		`node --import tsx src/cli.tsx ${args} --sessions-dir ${quote(path.join(work, 'sessions'))}${args.startsWith('replay') ? '' : ` --model fake-model --config ${quote(config)}`};`,
 		'echo EXIT=$?; sleep 60',
 	].join(' ');
 	names.push(name);
@@ -107,7 +107,7 @@ describe('the TUI in tmux: issue 14', {skip: hasTmux ? false : 'tmux is not inst
 		const editor = path.join(work, 'editor.sh');
 		writeFileSync(editor, "#!/bin/sh\nprintf ' (edited in the editor)' >> \"$1\"\n");
 		chmodSync(editor, 0o755);
-		const term = launch(`cc-seat-${process.pid}`, [100, 30], fake, 'tui --persona my-tamil-hindu-a55-f --template culinary.dietary-rules.02 --tier standard --human', {EDITOR: editor});
+		const term = launch(`cc-seat-${process.pid}`, [100, 30], fake, 'tui --persona my-tamil-hindu-a55-f --template culinary.dietary-rules.02 --tier standard --human --max-turns 3', {EDITOR: editor});
 
 		let screen = await term.waitFor((s) => s.includes('Your reply as the assistant (t=0)'), 'the reply box at t=0 (the episode ran on its own)');
 		assert.match(screen, /USER · t=0/);
