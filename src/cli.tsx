@@ -1,14 +1,7 @@
+import './colourEnv.js';
 import {setMaxListeners} from 'node:events';
-import chalk from 'chalk';
 import {main} from './main.js';
 import type {IO} from './commands/types.js';
-
-// NO_COLOR (https://no-color.org) turns colour off on a terminal too: chalk and Ink only read
-// FORCE_COLOR, so it is translated before either is loaded.
-if (process.env['NO_COLOR'] && process.env['NO_COLOR'] !== '') process.env['FORCE_COLOR'] = '0';
-// Static imports run before the line above, so chalk has already read its level: set it as well
-// (Ink, loaded later for the TUI, draws through the same chalk).
-if (process.env['NO_COLOR']) chalk.level = 0;
 
 const controller = new AbortController();
 // Every model call of a batch listens to this one signal: no listener-count warning at high concurrency.

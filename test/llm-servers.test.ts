@@ -146,6 +146,15 @@ describe('Ollama: the README quick start', () => {
 		assert.equal(manifest.items.filter((item) => item.status === 'pending').length, 9, 'nothing more was started');
 	});
 
+	it('crisp build stops the same way on an unknown model', async () => {
+		const fake = await server({kind: 'ollama'});
+		const dir = folder();
+		const build = await cli(dir, ['crisp', 'build', '--region', 'JP', '--limit', '8', '--chronotopes', '1', '--parallel', '1', '--model', 'qwen3:8b', '--generator-model', 'llama3:70b', '--base-url', fake.baseURL, '--no-preflight', '--items', path.join(dir, 'items.jsonl')]);
+		assert.equal(build.code, 2, build.stderr);
+		assert.match(build.stderr, /Stopped: 3 norms or items in a row failed the same way \(not_found, generator role\)/);
+		assert.ok(fake.chatRequests().length <= 3, 'a 404 is not retried, and nothing more was started');
+	});
+
 	it('notices a prompt the server cut to its context window, once, and records it in the session', async () => {
 		const fake = await server({kind: 'ollama', contextLength: 1024});
 		const dir = folder();
