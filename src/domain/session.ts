@@ -170,6 +170,8 @@ export const Turn = z.strictObject({
 	callId: z.string().nullable(),
 	/** Best-of-N assistant turns: every sampled reply with its rating; the turn's content is the chosen one. */
 	candidates: z.array(Candidate).optional(),
+	/** A human assistant's turn written after the hidden panes (private, oracle) had been shown to them. */
+	sawHidden: z.boolean().optional(),
 });
 export type Turn = z.infer<typeof Turn>;
 
@@ -284,5 +286,10 @@ export const Session = z.strictObject({
 	termination: Termination.nullable(),
 	steps: z.array(StepRecord),
 	calls: z.array(CallRecord),
+	/**
+	 * True once the person playing the assistant was shown hidden state (private or oracle: `--reveal`
+	 * or the reveal key) before the dialogue ended; such a human baseline is reported apart.
+	 */
+	sawHidden: z.boolean().optional(),
 });
 export type Session = z.infer<typeof Session>;

@@ -184,7 +184,8 @@ export function summarize(session: Session, file: string): SessionSummary {
 		language: session.config.language,
 		mode: session.config.mode,
 		assistant: session.config.assistant,
-		assistantModel: session.config.models.assistant,
+		// A person who saw the hidden state is not a blind human baseline: reported as a model of its own.
+		assistantModel: session.sawHidden && session.config.assistant === 'human' ? 'human (saw hidden)' : session.config.models.assistant,
 		turns: session.turns.length,
 		threeH: session.judge?.threeH ?? null,
 		tdq: session.judge?.tdq ?? null,

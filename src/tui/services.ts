@@ -29,6 +29,8 @@ export type TuiServices = {
 	/** Flags from the command line (episode options and model flags). */
 	readonly flags: Flags;
 	readonly sessionsDir: string;
+	/** The environment (for $EDITOR / $VISUAL). */
+	readonly env: NodeJS.ProcessEnv;
 	/** The model every role would use with these flags; throws a UserError when they cannot work. */
 	resolveRoles(flags: Flags): Readonly<Record<ModelRole, RoleSettings>>;
 	/** A new episode from flags (--persona, --template, --tier, --lang, --mode, --human, --<role>-model ...). */
@@ -70,6 +72,7 @@ export function createServices(io: IO, flags: Flags, universe: Universe): TuiSer
 	return {
 		universe,
 		flags,
+		env: io.env,
 		sessionsDir: store.dir,
 		rater,
 		listItems: () => {
