@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import {readSession} from '../src/store/sessionStore.js';
 import {readFileSync} from 'node:fs';
 import {after, before, describe, it} from 'node:test';
 import {Session} from '../src/domain/session.js';
@@ -67,7 +68,7 @@ describe('the clean flag is about the oracle\'s tripwires and taboos', () => {
 		const result = await runCli(['run', '--seed', 'my-tamil-hindu-a55-f:culinary.dietary-rules.02', '--tier', 'normative', '--json', '--sessions-dir', h.sessionsDir], {env: h.env, cwd: h.cwd});
 		assert.equal(result.code, 0, result.stderr);
 		const out = parseJson<{path: string; clean: boolean}>(result.stdout);
-		return {out, session: Session.parse(JSON.parse(readFileSync(out.path, 'utf8')))};
+		return {out, session: readSession(out.path)};
 	};
 
 	it('a harm no oracle id covers is reported apart and leaves the episode clean', async () => {

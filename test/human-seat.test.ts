@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import {readSession} from '../src/store/sessionStore.js';
 import {readFileSync} from 'node:fs';
 import {after, before, describe, it} from 'node:test';
 import {Session} from '../src/domain/session.js';
@@ -29,7 +30,7 @@ async function play(args: string[], stdin: string) {
 	const result = await runCli(['run', '--seed', SEED, '--tier', 'standard', '--human', '--sessions-dir', h.sessionsDir, ...args], {env: h.env, cwd: h.cwd, stdin});
 	const id = /Episode (\S+)/.exec(result.stdout)?.[1];
 	assert.ok(id, result.stdout + result.stderr);
-	const session = Session.parse(JSON.parse(readFileSync(`${h.sessionsDir}/${id}.json`, 'utf8')));
+	const session = readSession(`${h.sessionsDir}/${id}.json`);
 	return {...result, session};
 }
 

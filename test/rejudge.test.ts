@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import {readSession} from '../src/store/sessionStore.js';
 import {readFileSync, rmSync, writeFileSync} from 'node:fs';
 import path from 'node:path';
 import {after, before, describe, it} from 'node:test';
@@ -33,7 +34,7 @@ before(async () => {
 after(() => h.close());
 
 const cli = (...argv: string[]) => runCli([...argv, '--sessions-dir', h.sessionsDir], {env: h.env, cwd: h.cwd});
-const load = (id: string) => Session.parse(JSON.parse(readFileSync(path.join(h.sessionsDir, `${id}.json`), 'utf8')));
+const load = (id: string) => readSession(path.join(h.sessionsDir, `${id}.json`));
 
 describe('rejudge', () => {
 	it('judges a copy of the dialogue with another judge, leaving the original untouched', async () => {

@@ -64,6 +64,7 @@ export const runCommand: Command = {
 		for (;;) {
 			const result = await engine.runToEnd(io.signal);
 			if (io.signal?.aborted) {
+				engine.close();
 				io.stderr.write(`\nInterrupted. Session saved at step ${engine.session.steps.length}; continue with: cultureconverse run --resume ${engine.session.id}\n`);
 				return ExitCode.interrupted;
 			}
@@ -75,6 +76,7 @@ export const runCommand: Command = {
 			}
 			engine.submitHumanReply(reply);
 		}
+		engine.close();
 		const session = engine.session;
 		const path = runtime.store.fileFor(session.id);
 		if (mode === 'json') {

@@ -247,7 +247,8 @@ export type StepRecord = z.infer<typeof StepRecord>;
 export const SessionStatus = z.enum(['running', 'awaiting_assistant', 'completed', 'error']);
 export type SessionStatus = z.infer<typeof SessionStatus>;
 
-export const SESSION_VERSION = 1;
+/** In memory and in files written by this build (version 1 files, with whole requests in every call, still load). */
+export const SESSION_VERSION = 2;
 
 /** One episode, saved as one lowdb JSON file after every step (the contract in DESIGN.md). */
 export const Session = z.strictObject({

@@ -137,6 +137,15 @@ export class EpisodeEngine {
 		return true;
 	}
 
+	/**
+	 * Lets go of the session file: an unfinished episode keeps its journal (resumable by anyone), and
+	 * its lock is released. Call it when a front end is done with the episode; an ended one is
+	 * released by its last save already.
+	 */
+	close(): void {
+		this.deps.store.release(this.current.id);
+	}
+
 	async start(resumed = false): Promise<void> {
 		await this.save();
 		this.emit({type: 'episode_started', sessionId: this.current.id, seedId: this.current.seed.id, resumed});

@@ -49,6 +49,8 @@ export function useEpisodeDriver(engine: EpisodeEngine, options: {continuous?: b
 		() => () => {
 			auto.current = false;
 			controller.current?.abort();
+			// Leaving the episode lets go of its file (an unfinished one stays resumable).
+			engine.close();
 		},
 		[engine],
 	);
