@@ -221,7 +221,10 @@ function disparity(rows: readonly ReportRow[], groups: ReadonlyArray<{slice: Rep
 	};
 	const parentMeans = new Map([...parents].map(([key, entry]) => [key, columns.length === 1 && overall ? {threeH: overall.threeH?.mean ?? null, tdq: overall.tdq?.mean ?? null} : {threeH: meanOf(entry.sessions, (s) => s.threeH), tdq: meanOf(entry.sessions, (s) => s.tdq)}]));
 	const out = rows.map((r) => {
-		const parent = parentMeans.get(JSON.stringify(parentOf(r.slice)))!;
+		const key = JSON.stringify(parentOf(r.slice));
+		// A row alone under its parent deviates from nothing.
+		if (parents.get(key)!.rows.length < 2) return r;
+		const parent = parentMeans.get(key)!;
 		return {...r, deviation: {threeH: r.threeH && parent.threeH !== null ? r.threeH.mean - parent.threeH : null, tdq: r.tdq && parent.tdq !== null ? r.tdq.mean - parent.tdq : null}};
 	});
 	const spread = (members: readonly ReportRow[], pick: (r: ReportRow) => Estimate | null) => {

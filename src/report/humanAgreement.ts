@@ -260,6 +260,6 @@ export function judgeHumanReport(input: {readonly primary: readonly JudgedDialog
 		regions: slices(units, (unit) => unit.region, options, `${seed}:region`),
 		languages: slices(units, (unit) => unit.language, options, `${seed}:language`),
 		panel,
-		ensembles: ensembles(panelJudged, humans, panel.map((row) => row.judge)),
+		ensembles: ensembles(panelJudged, humans, panel.map((row) => row.judge).sort()),
 	};
 }

@@ -67,7 +67,7 @@ export function setupDifferences(groups: readonly SetupGroup[]): Array<{field: s
 	const flat = groups.map((group) => flatten(group.setup));
 	const fields = [...new Set(flat.flatMap((entry) => Object.keys(entry)))].sort();
 	return fields
-		.map((field) => ({field, values: [...new Set(flat.map((entry) => entry[field] ?? '–'))]}))
+		.map((field) => ({field, values: [...new Set(flat.map((entry) => entry[field] ?? '–'))].sort((a, b) => a.localeCompare(b, 'en', {numeric: true}))}))
 		.filter((entry) => entry.values.length > 1);
 }
 

@@ -16,6 +16,7 @@ import {HelpOverlay} from './HelpOverlay.js';
 import {HumanInput} from './HumanInput.js';
 import {Inspector} from './Inspector.js';
 import {MockBanner} from './MockBanner.js';
+import {mockRolesOf} from '../view/status.js';
 import {PaneRow} from './PaneRow.js';
 import {StatusBar} from './StatusBar.js';
 import {useKeys} from '../hooks/useKeys.js';
@@ -89,7 +90,7 @@ export function EpisodeFrame(props: FrameProps) {
 				<Text dimColor>{` · ${session.id} · ${session.persona.identity} (${session.persona.region}) · ${session.template.id} · ${session.seed.tier} · ${session.config.language} · ${session.config.mode} · assistant ${session.config.assistant} · `}</Text>
 				<Text color={props.mode === 'live' ? 'green' : 'magenta'}>{props.mode === 'live' ? 'LIVE' : 'REPLAY'}</Text>
 			</Text>
-			{session.config.mock ? <MockBanner /> : null}
+			{session.config.mock ? <MockBanner {...mockRolesOf(session)} /> : null}
 			<StatusBar lines={statusLines(props.status)} />
 			{ui.overlay === 'help' ? <HelpOverlay width={columns} height={overlayHeight} active onClose={closeOverlay} /> : null}
 			{ui.overlay === 'inspector' ? <Inspector session={session} notices={props.notices} width={columns} height={overlayHeight} active onClose={closeOverlay} /> : null}
