@@ -1,3 +1,4 @@
+import path from 'node:path';
 import {disparityLines, markdownTable, reportCsv, reportTable, setupLegend, textTable} from '../present/report.js';
 import {buildReport, type Slice, SLICES} from '../report/aggregate.js';
 import {runNoise} from '../report/noise.js';
@@ -5,6 +6,7 @@ import {ExitCode, UserError} from '../util/errors.js';
 import {unknownMessage} from '../util/suggest.js';
 import {wholeFlag} from './flagValues.js';
 import {agreement} from './reportAgreement.js';
+import {viewerFolder, writeReportHtml} from './reportHtml.js';
 import {paired} from './reportPaired.js';
 import {bootstrapSeed, chooseSessions} from './reportSelection.js';
 import {noise, scores, setups, traps} from './reportSpread.js';
@@ -40,6 +42,8 @@ export const reportCommand: Command = {
 		includeMock: {type: 'boolean', description: 'Keep sessions that ran entirely on the offline mock when model sessions are present'},
 		format: {type: 'string', description: 'text (default), markdown or csv'},
 		ratings: {type: 'string', description: 'agreement: human ratings, JSONL or CSV (session, metric, score, rater); see `schema human-rating`'},
+		html: {type: 'string', description: 'Also write the report as one self-contained HTML file (charts, paired deltas, agreement, every episode, provenance)'},
+		viewer: {type: 'boolean', default: true, description: 'With --html: write a viewer page per episode to <name>-sessions/ (--no-viewer skips them)'},
 		json: {type: 'boolean', description: 'Print the report as JSON'},
 	},
 	async run({args, flags, io}) {
@@ -54,6 +58,10 @@ export const reportCommand: Command = {
 		const format = typeof flags['format'] === 'string' ? flags['format'] : 'text';
 		if (!(FORMATS as readonly string[]).includes(format)) throw new UserError(unknownMessage('format', format, FORMATS));
 		const {report, chosen, resamples} = mainReport(flags, io);
+		if (typeof flags['html'] === 'string') {
+			const written = writeReportHtml({flags, io, file: path.resolve(io.cwd, flags['html']), report, chosen, resamples});
+			io.stderr.write(`Wrote ${written.file} (${Math.round(written.bytes / 1024)} KB${written.pages > 0 ? `, and ${written.pages} session page(s) in ${viewerFolder(written.file)}/` : ''}) in ${(written.ms / 1000).toFixed(1)} s\n`);
+		}
 		if (flags['json']) {
 			writeJson(io, {...report, sessions: chosen.length, resamples, confidence: 0.95});
 			return ExitCode.ok;

@@ -82,6 +82,8 @@ export type JudgeHumanReport = {
 	readonly panel: readonly PanelRow[];
 	/** Every k-judge mean, k = 2..5, ranked by MAE (Table 11's ensembles); on units every member scored. */
 	readonly ensembles: readonly EnsembleRow[];
+	/** The units of the overall table: judge score and human mean per (dialogue, metric), for a scatter. */
+	readonly units: ReadonlyArray<{readonly dialogue: string; readonly metric: Metric; readonly judge: number; readonly human: number}>;
 };
 
 type Unit = {readonly dialogue: string; readonly metric: Metric; readonly judge: number; readonly humans: readonly number[]; readonly region: string; readonly language: string};
@@ -261,5 +263,6 @@ export function judgeHumanReport(input: {readonly primary: readonly JudgedDialog
 		languages: slices(units, (unit) => unit.language, options, `${seed}:language`),
 		panel,
 		ensembles: ensembles(panelJudged, humans, panel.map((row) => row.judge).sort()),
+		units: units.map((unit) => ({dialogue: unit.dialogue, metric: unit.metric, judge: unit.judge, human: mean(unit.humans)!})),
 	};
 }
