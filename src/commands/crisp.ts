@@ -9,6 +9,8 @@ import {loadKbSources} from '../kb/sources.js';
 import {summarizeCalls} from '../llm/usage.js';
 import {buildTally, evalLine, formatItem, itemLine, reportTable} from '../present/situated.js';
 import {formatUsage} from '../present/text.js';
+import {crispPage} from '../html/crispPage.js';
+import {writeFileAtomic} from '../util/atomicWrite.js';
 import type {CallContext} from '../situated/agents.js';
 import {jsonlAppender} from '../situated/jsonl.js';
 import {cultureLine, dedupe, normFromTaboo, normIdentityProblems, readNormFile} from '../situated/norms.js';
@@ -37,7 +39,7 @@ export const crispCommand: Command = {
 		'crisp build [--region R] [--norms FILE] [--norm ID]... [--limit N] [--chronotopes K] [--max-rounds R] [--parallel P] [--items FILE] [--json]',
 		'crisp show <item-id> [--items FILE] [--json]',
 		'crisp eval [--region R] [--limit N] [--best-of N] [--lambda X] [--parallel P] [--items FILE] [--evals FILE] [--json]',
-		'crisp report [--evals FILE] [--json]',
+		'crisp report [--evals FILE] [--html FILE] [--json]',
 		'crisp pairs [--min-margin M] [--items FILE] [--evals FILE] [--out FILE]',
 		'crisp sft [--min-outcome 5] [--min-match 2] [--items FILE] [--evals FILE] [--out FILE]',
 		'crisp samples [--items FILE] [--evals FILE] [--out FILE]      every valid answer, for an external reward model to score',
@@ -62,6 +64,7 @@ export const crispCommand: Command = {
 		rewards: {type: 'string', description: 'bon: JSONL of {"id", "reward"} for the ids of `crisp samples`; calibrate: raw rewards, one number per line (or JSONL with a "reward" field)'},
 		n: {type: 'number', description: 'bon: only the first N samples of each item (default all)'},
 		out: {type: 'string', description: 'pairs, sft, samples: write the JSONL here (atomically) instead of stdout'},
+		html: {type: 'string', description: 'report: also write the report as one self-contained HTML file with charts'},
 		json: {type: 'boolean', description: 'Print JSON'},
 		...runtimeFlags,
 	},
@@ -220,6 +223,11 @@ function report({flags, io}: CommandContext): number {
 	const evals = readEvals(file, io);
 	if (evals.length === 0) throw new UserError(`No evaluation in ${file}: run \`cultureconverse crisp eval\` first.`);
 	const rows = summarizeEvals(evals);
+	if (typeof flags['html'] === 'string') {
+		const target = path.resolve(io.cwd, flags['html']);
+		writeFileAtomic(target, crispPage(rows, {title: 'cultureconverse crisp report', generatedAt: new Date().toISOString().replace(/\.\d+Z$/, 'Z'), mock: evals.some((evaluation) => evaluation.policyModel === 'mock')}));
+		io.stderr.write(`Wrote ${target}\n`);
+	}
 	if (flags['json']) writeJson(io, rows);
 	else write(io, reportTable(rows));
 	return ExitCode.ok;
