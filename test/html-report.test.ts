@@ -199,7 +199,7 @@ describe('crisp report --html in Chromium', {skip}, () => {
 		const marks = await page.$$eval('figure.chart:not(.empty)', (figures) => figures.map((figure) => figure.querySelectorAll('svg g[aria-label] circle, svg g[aria-label] line').length));
 		assert.ok(marks.length >= 2 && marks.every((n) => n > 0));
 		await page.screenshot({path: path.join(cwd, 'crisp.png'), fullPage: true});
-		assert.ok(readFileSync(file, 'utf8').includes('outcome@BoN'));
+		assert.ok(readFileSync(file, 'utf8').includes('BoN (RM pick)'));
 		await page.context().close();
 	});
 });
