@@ -52,7 +52,7 @@ export function writeReportHtml(input: {flags: Flags; io: IO; file: string; repo
 		tierModel: buildReport(chosen, ['model', 'tier'], options),
 		scores: scoreDistribution(reportable(chosen, {includeMock: options.includeMock}).sessions),
 		paired: paired.map((p) => ({label: p.label, unit: p.unit, rows: p.rows})),
-		agreement: agreement ? {...agreement, units: agreement.units} : null,
+		agreement,
 		episodes: chosen,
 		viewerDir: withViewer ? folder : null,
 	};
