@@ -139,10 +139,11 @@ describe('intervals (item 5)', () => {
 
 	it('do not change with the order sessions were saved in', async () => {
 		const scores = [2, 5, 3, 4, 4, 1, 5, 2, 3, 5, 4, 2];
-		const patches = (reverse: boolean): FixturePatch[] =>
-			seeds(12).map((seed, i) => ({id: `o${i}`, ...seed, scores: [scores[i]!, 4, 4, 3, 3, 3], createdAt: new Date(Date.UTC(2026, 10, 1, 0, reverse ? 60 - i : i)).toISOString()}));
-		const first = await json<ReportJson>(['report', ...folder(patches(false))]);
-		const second = await json<ReportJson>(['report', ...folder(patches(true))]);
+		// The same sessions saved in two different orders (listing is newest first).
+		const patches = (step: number): FixturePatch[] =>
+			seeds(12).map((seed, i) => ({id: `o${i}`, ...seed, scores: [scores[i]!, 4, 4, 3, 3, 3], createdAt: new Date(Date.UTC(2026, 10, 1, 0, (i * step) % 12)).toISOString()}));
+		const first = await json<ReportJson>(['report', ...folder(patches(1))]);
+		const second = await json<ReportJson>(['report', ...folder(patches(5))]);
 		assert.deepEqual(second.overall!.threeH, first.overall!.threeH);
 		assert.ok(first.overall!.threeH!.hi > first.overall!.threeH!.lo);
 	});
