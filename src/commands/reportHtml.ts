@@ -12,6 +12,7 @@ import {CONTRASTS, type Contrast} from '../report/paired.js';
 import {ratingsFile} from '../store/ratingStore.js';
 import {readSessionFile} from '../store/sessionStore.js';
 import {writeFileAtomic} from '../util/atomicWrite.js';
+import {UserError} from '../util/errors.js';
 import {agreementData} from './reportAgreement.js';
 import {pairedData} from './reportPaired.js';
 import {bootstrapSeed} from './reportSelection.js';
@@ -37,8 +38,7 @@ export function writeReportHtml(input: {flags: Flags; io: IO; file: string; repo
 	const {flags, io, report, chosen, resamples} = input;
 	const options = {resamples, seed: bootstrapSeed(flags), includeMock: Boolean(flags['includeMock']), poolSetups: Boolean(flags['poolSetups'])};
 	const paired = (Object.keys(CONTRASTS) as Contrast[]).map((contrast) => pairedData({...flags, slice: undefined}, io, contrast, {quiet: true}));
-	const hasRatings = typeof flags['ratings'] === 'string' || existsSync(ratingsFile(sessionsDir(flags, io)));
-	const agreement = hasRatings ? agreementData(flags, io, {panel: true, quiet: true}) : null;
+	const agreement = agreementFor(flags, io);
 	const withViewer = flags['viewer'] !== false;
 	const folder = viewerFolder(input.file);
 	const data: ReportPageData = {
@@ -62,6 +62,21 @@ export function writeReportHtml(input: {flags: Flags; io: IO; file: string; repo
 	let pages = 0;
 	if (withViewer) pages = writeViewerPages(chosen.map((s) => s.path), path.join(path.dirname(input.file), folder), {back: `../${path.basename(input.file)}`});
 	return {file: input.file, bytes: Buffer.byteLength(html), pages, ms: Math.round(performance.now() - started)};
+}
+
+/**
+ * Agreement figures for the page: from --ratings (whose problems are errors, as for `report
+ * agreement`), else from the TUI's ratings file when it rates some of these sessions, else none.
+ */
+function agreementFor(flags: Flags, io: IO) {
+	if (typeof flags['ratings'] === 'string') return agreementData(flags, io, {panel: true, quiet: true});
+	if (!existsSync(ratingsFile(sessionsDir(flags, io)))) return null;
+	try {
+		return agreementData(flags, io, {panel: true, quiet: true});
+	} catch (error) {
+		if (error instanceof UserError) return null;
+		throw error;
+	}
 }
 
 /** One viewer page per session file into `dir`; returns how many were written. */
