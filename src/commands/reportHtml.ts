@@ -9,6 +9,7 @@ import {sessionPage} from '../html/sessionPage.js';
 import {buildReport, reportable} from '../report/aggregate.js';
 import {scoreDistribution} from '../report/distribution.js';
 import {CONTRASTS, type Contrast} from '../report/paired.js';
+import {residualKey} from '../report/setups.js';
 import {ratingsFile} from '../store/ratingStore.js';
 import {readSessionFile} from '../store/sessionStore.js';
 import {writeFileAtomic} from '../util/atomicWrite.js';
@@ -55,6 +56,7 @@ export function writeReportHtml(input: {flags: Flags; io: IO; file: string; repo
 		agreement,
 		episodes: chosen,
 		viewerDir: withViewer ? folder : null,
+		prompts: promptsBySetup(report, chosen),
 	};
 	const html = reportPage(data);
 	mkdirSync(path.dirname(input.file), {recursive: true});
@@ -62,6 +64,17 @@ export function writeReportHtml(input: {flags: Flags; io: IO; file: string; repo
 	let pages = 0;
 	if (withViewer) pages = writeViewerPages(chosen.map((s) => s.path), path.join(path.dirname(input.file), folder), {back: `../${path.basename(input.file)}`});
 	return {file: input.file, bytes: Buffer.byteLength(html), pages, ms: Math.round(performance.now() - started)};
+}
+
+/** The prompt-file hashes of each setup, read from one of its session files (summaries carry only their joint hash). */
+function promptsBySetup(report: Report, chosen: readonly SessionSummary[]): Record<string, Record<string, string>> {
+	const compared = {assistant: report.by.includes('model'), judge: report.by.includes('judge')};
+	const out: Record<string, Record<string, string>> = {};
+	for (const group of report.setups) {
+		const member = chosen.find((s) => residualKey(s.setup, compared) === group.key);
+		if (member) out[group.label] = readSessionFile(member.path).config.prompts;
+	}
+	return out;
 }
 
 /**

@@ -28,6 +28,8 @@ export type ReportPageData = {
 	readonly episodes: readonly SessionSummary[];
 	/** Folder (relative to the report) holding `<session id>.html` viewer pages; null: no links. */
 	readonly viewerDir: string | null;
+	/** Per setup label, the hash of every prompt file its sessions started with. */
+	readonly prompts: Readonly<Record<string, Readonly<Record<string, string>>>>;
 };
 
 const sliceLabel = (row: ReportRow, columns: readonly string[]) => columns.map((column) => row.slice[column as keyof ReportRow['slice']] ?? '').join(' · ') || 'all';
@@ -98,10 +100,11 @@ function episodeTable(episodes: readonly SessionSummary[], viewerDir: string | n
 <table id="episodes" class="sortable"><thead><tr><th>id</th><th>seed</th><th>persona</th><th>template</th><th>tier</th><th>language</th><th>mode</th><th>model</th><th class="num">3H</th><th class="num">TDQ</th><th>clean</th><th>termination</th></tr></thead><tbody>${rows}</tbody></table>`;
 }
 
-function provenance(setups: readonly SetupGroup[], notes: readonly string[]): string {
+function provenance(setups: readonly SetupGroup[], notes: readonly string[], prompts: ReportPageData['prompts']): string {
 	const one = (group: SetupGroup) => {
 		const flat = flatten(group.setup);
-		return `<h3>${esc(group.label)} <span class="muted">${group.sessions} session(s)${group.mock.kind === 'none' ? '' : group.mock.kind === 'all' ? ' · offline mock' : ` · partly mock: ${esc(group.mock.roles.join(', '))}`}</span></h3><dl class="kv">${Object.entries(flat).map(([key, value]) => `<dt>${esc(key)}</dt><dd>${esc(value)}</dd>`).join('')}</dl>`;
+		const files = Object.entries(prompts[group.label] ?? {});
+		return `<h3>${esc(group.label)} <span class="muted">${group.sessions} session(s)${group.mock.kind === 'none' ? '' : group.mock.kind === 'all' ? ' · offline mock' : ` · partly mock: ${esc(group.mock.roles.join(', '))}`}</span></h3><dl class="kv">${Object.entries(flat).map(([key, value]) => `<dt>${esc(key)}</dt><dd>${esc(value)}</dd>`).join('')}</dl>${files.length > 0 ? `<details><summary>prompt files (${files.length}) and their hashes</summary><dl class="kv">${files.map(([name, hash]) => `<dt>${esc(name)}</dt><dd>${esc(hash)}</dd>`).join('')}</dl></details>` : ''}`;
 	};
 	return `${setups.map(one).join('')}<h3>Excluded, and why</h3>${notes.length > 0 ? `<ul>${notes.map((note) => `<li>${esc(note)}</li>`).join('')}</ul>` : '<p class="muted">Nothing was left out.</p>'}`;
 }
@@ -129,7 +132,7 @@ ${agreementSection(data.agreement)}
 <h2>Episodes</h2>
 ${episodeTable(data.episodes, data.viewerDir)}
 <h2>Provenance</h2>
-${provenance(r.setups, r.notes)}
+${provenance(r.setups, r.notes, data.prompts)}
 ${jsonScript('report-data', data.json)}`;
 	return page({title: data.title, body, script: TABLE_SCRIPT});
 }
