@@ -20,7 +20,7 @@ export const reportCommand: Command = {
 	name: 'report',
 	summary: 'Benchmark tables from saved sessions: 3H, TDQ, clean rate and the six metrics with intervals, sliced, setups kept apart',
 	usage: [
-		'report [--batch NAME] [--region R] [--persona P] [--template T] [--tier T] [--by model,mode,region,...] [--metrics] [--pool-setups] [--format text|markdown|csv] [--json]',
+		'report [--batch NAME] [--region R] [--persona P] [--template T] [--tier T] [--by model,mode,region,...] [--metrics] [--pool-setups] [--format text|markdown|csv] [--html FILE [--no-viewer]] [--json]',
 		"report agreement [--ratings FILE] [--batch NAME] [--by judge,region,language] [filters] [--json]   (default: the TUI's sessions/ratings.jsonl)",
 		'report paired --by language|mode|tier [--slice model,...] [--per-seed] [filters] [--json]   native − English, gold − eval, trap − standard',
 		'report noise [--batch NAME] [filters] [--json]          run-to-run variation from --trials repeats',
