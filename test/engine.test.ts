@@ -134,7 +134,7 @@ describe('engine: endings and error flags', () => {
 	});
 
 	it('GENERATION_ERROR when every blueprint leaks oracle content, with the attempts trace', async () => {
-		h.fake.setHandler(scriptedModel({stage: {'blueprint-audit': () => ({json: {leaksOracle: true, answerable: true, tierChallengePresent: true, problems: ['the opening names the taboo']}})}}));
+		h.fake.setHandler(scriptedModel({stage: {'blueprint-audit': () => ({json: {leaksOracle: true, nativeLeaksOracle: false, nativeMatchesEnglish: true, answerable: true, tierChallengePresent: true, problems: ['the opening names the taboo']}})}}));
 		const engine = await startEpisode(h.runtime(), seedFor('bn-chinese-christian-a18-m:interpersonal.gifts-reciprocity.01'), {});
 		await engine.runToEnd();
 		assert.equal(engine.session.error?.flag, 'GENERATION_ERROR');

@@ -1,5 +1,6 @@
 import {METRICS, type Session} from '../domain/session.js';
 import {sessionAtStep} from '../episode/replay.js';
+import {publicView} from '../episode/views.js';
 // The panes are the TUI's own pure builders (no Ink in them): the viewer shows what the replay shows.
 import {type Block, BlockCache, type Line} from '../tui/view/lines.js';
 import {oracleBlocks} from '../tui/view/oraclePane.js';
@@ -39,7 +40,7 @@ export function paneFrames(session: Session): Frames {
 		const at = sessionAtStep(session, n);
 		steps.push({
 			label: n === 0 ? 'before the first step' : `step ${n}: ${session.steps[n - 1]!.label}`,
-			panes: [ids(publicBlocks({session: at, streaming: null, awaitingHuman: false}, cache)), ids(privateBlocks(at, cache)), ids(oracleBlocks(at, cache))],
+			panes: [ids(publicBlocks({view: publicView(at), streaming: null, awaitingHuman: false, closingNote: at.turns.some((turn) => turn.closing), emptyHint: '(no messages yet)'}, cache)), ids(privateBlocks(at, cache)), ids(oracleBlocks(at, cache))],
 		});
 	}
 	return {blocks, steps};

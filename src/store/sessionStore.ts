@@ -2,7 +2,7 @@ import {existsSync, mkdirSync, readdirSync, readFileSync, statSync} from 'node:f
 import path from 'node:path';
 import {type Adapter, Low} from 'lowdb';
 import {JSONFile} from 'lowdb/node';
-import {ModelRole, Session} from '../domain/session.js';
+import {ModelRole, Session, violationId} from '../domain/session.js';
 import {SessionIndex, type SessionSetup, SessionSummary} from '../domain/sessionSummary.js';
 import {shortHash} from '../util/hash.js';
 import {writeFileAtomic} from '../util/atomicWrite.js';
@@ -184,7 +184,8 @@ export function summarize(session: Session, file: string): SessionSummary {
 		language: session.config.language,
 		mode: session.config.mode,
 		assistant: session.config.assistant,
-		assistantModel: session.config.models.assistant,
+		// A person who saw the hidden state is not a blind human baseline: reported as a model of its own.
+		assistantModel: session.sawHidden && session.config.assistant === 'human' ? 'human (saw hidden)' : session.config.models.assistant,
 		turns: session.turns.length,
 		threeH: session.judge?.threeH ?? null,
 		tdq: session.judge?.tdq ?? null,
@@ -202,7 +203,10 @@ export function summarize(session: Session, file: string): SessionSummary {
 		rejudgeRepeat: session.config.rejudgeRepeat ?? null,
 		// Content-addressed: the variants of a seed run from one shared blueprint carry the same id.
 		blueprintId: session.blueprint ? shortHash(JSON.stringify([session.blueprint.public, session.blueprint.private, session.blueprint.oracle])) : null,
-		violationIds: [...new Set((session.judge?.violations ?? []).flatMap((violation) => (violation.id ? [violation.id] : [])))],
+		violationIds: [...new Set((session.judge?.violations ?? []).flatMap((violation) => {
+			const id = violationId(violation);
+			return id ? [id] : [];
+		}))],
 		...setupOf(session),
 	};
 }
