@@ -25,7 +25,8 @@ type Props = {
 	readonly awaitingHuman: boolean;
 	/** Status segments built by view/blindStatus.ts from public facts only. */
 	readonly status: readonly (readonly Segment[])[];
-	readonly mock: boolean;
+	/** The roles on the offline mock (null: none), for the banner. */
+	readonly mock: {readonly roles: readonly string[]; readonly all: boolean} | null;
 	readonly busy: boolean;
 	readonly box: {readonly rows: number; readonly focused: boolean; readonly element: ReactNode};
 	readonly onKey: (input: string, key: Key) => boolean;
@@ -74,7 +75,7 @@ export function BlindSeat({view, awaitingHuman, status, mock, busy, box, onKey, 
 	return (
 		<Box flexDirection="column" width={columns} height={Math.max(1, rows - 1)}>
 			<TitleBar text="cultureconverse · you are the assistant (blind: the chat only)" mode="live" width={columns} />
-			{mock ? <MockBanner /> : null}
+			{mock ? <MockBanner {...mock} /> : null}
 			<StatusBar lines={status} />
 			{overlay === 'help' ? (
 				<HelpOverlay width={columns} height={paneHeight} active onClose={() => setOverlay('none')} />

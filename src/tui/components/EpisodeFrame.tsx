@@ -16,6 +16,7 @@ import {ConfirmBox} from './ConfirmBox.js';
 import {HelpOverlay} from './HelpOverlay.js';
 import {Inspector} from './Inspector.js';
 import {MockBanner} from './MockBanner.js';
+import {mockRolesOf} from '../view/status.js';
 import {PaneRow} from './PaneRow.js';
 import {StatusBar} from './StatusBar.js';
 import {TitleBar} from './TitleBar.js';
@@ -126,7 +127,7 @@ export function EpisodeFrame(props: FrameProps) {
 				mode={props.mode}
 				width={columns}
 			/>
-			{session.config.mock ? <MockBanner /> : null}
+			{session.config.mock ? <MockBanner {...mockRolesOf(session)} /> : null}
 			<StatusBar lines={statusLines(props.status)} />
 			{ui.overlay === 'help' ? <HelpOverlay width={columns} height={overlayHeight} active onClose={closeOverlay} /> : null}
 			{ui.overlay === 'inspector' ? <Inspector session={session} notices={props.notices} calls={props.calls ?? []} nowMs={props.status.nowMs ?? Date.now()} width={columns} height={overlayHeight} active onClose={closeOverlay} /> : null}

@@ -2,6 +2,7 @@ import type {Key} from 'ink';
 import {useEffect, useMemo, useState} from 'react';
 import type {EpisodeEngine} from '../../episode/engine.js';
 import {publicView} from '../../episode/views.js';
+import {mockRolesOf} from '../view/status.js';
 import type {TuiOutcome} from '../appState.js';
 import {BlindSeat} from '../components/BlindSeat.js';
 import {EpisodeFrame} from '../components/EpisodeFrame.js';
@@ -103,7 +104,7 @@ export function LiveEpisode({engine, services, onQuit, onBack, outcome}: Props) 
 				view={view}
 				awaitingHuman={awaitingHuman}
 				status={blindStatusLines({session, running: state.inFlight, awaitingHuman, calls: state.calls, nowMs, problem: state.problem !== null || session.error !== null})}
-				mock={session.config.mock}
+				mock={session.config.mock ? mockRolesOf(session) : null}
 				busy={driver.busy}
 				box={box}
 				onKey={onKey}

@@ -109,3 +109,10 @@ export function statusLines(input: StatusInput): [Segment[], Segment[]] {
 	else if (session.error) second.push({text: `${session.error.flag}: ${session.error.message}`, tone: 'error'});
 	return [first, second];
 }
+
+/** The roles that ran on the offline mock, and whether that is every role that ran (a human, gold or replayed assistant makes no model call). */
+export function mockRolesOf(session: Session): {roles: string[]; all: boolean} {
+	const ran = (['generator', 'validator', 'simulator', 'assistant', 'judge'] as const).filter((role) => role !== 'assistant' || session.config.assistant === 'llm');
+	const roles = ran.filter((role) => session.config.roles[role].provider === 'mock');
+	return {roles, all: roles.length === 0 || roles.length === ran.length};
+}
