@@ -62,12 +62,28 @@ describe('llm concurrency limiter', () => {
 		assert.throws(() => createLimiter(0), /positive integer/);
 	});
 
-	it('halves its width on a rate limit and wins it back one step per full window of successes', () => {
+	it('narrows by 15% on a rate limit, once per window, and wins one back per round trip of successes', async () => {
 		const changes: number[] = [];
 		const limiter = createLimiter(8, {onLimitChange: (limit) => changes.push(limit)});
+		// Eight requests in flight; all of them get a 429 (one overload): the width narrows once.
+		const tickets: number[] = [];
+		const releases: Array<() => void> = [];
+		const runs = Array.from({length: 8}, () => limiter.run((slot) => new Promise<void>((resolve) => {
+			tickets.push(slot.ticket);
+			releases.push(resolve);
+		})));
+		await new Promise((resolve) => setImmediate(resolve));
+		for (const ticket of tickets) limiter.rateLimited(ticket);
+		assert.equal(limiter.limit, 6, 'one narrowing for the whole burst (8 x 0.85, rounded down)');
+		for (const release of releases) release();
+		await Promise.all(runs);
+		// A 429 for a request sent after the narrowing is a new window.
+		await limiter.run(async (slot) => limiter.rateLimited(slot.ticket));
+		assert.equal(limiter.limit, 5);
 		limiter.rateLimited();
 		limiter.rateLimited();
-		assert.equal(limiter.limit, 2);
+		limiter.rateLimited();
+		limiter.rateLimited();
 		limiter.rateLimited();
 		limiter.rateLimited();
 		assert.equal(limiter.limit, 1, 'never below one');
@@ -79,10 +95,24 @@ describe('llm concurrency limiter', () => {
 		assert.equal(limiter.limit, 3, 'a window of two needs two successes');
 		for (let i = 0; i < 100; i++) limiter.succeeded();
 		assert.equal(limiter.limit, 8, 'never above the cap');
-		assert.deepEqual(changes, [4, 2, 1, 2, 3, 4, 5, 6, 7, 8]);
+		assert.deepEqual(changes, [6, 5, 4, 3, 2, 1, 2, 3, 4, 5, 6, 7, 8]);
 		const fixed = createLimiter(8, {adaptive: false});
 		fixed.rateLimited();
 		assert.equal(fixed.limit, 8);
+	});
+
+	it('a request that outlives its lease gives its slot back, so one hung call never blocks the rest', async () => {
+		const limiter = createLimiter(1, {leaseMs: 30});
+		let hang: () => void = () => undefined;
+		const hung = limiter.run(() => new Promise<void>((resolve) => (hang = resolve)));
+		const started = Date.now();
+		await limiter.run(async () => undefined);
+		assert.ok(Date.now() - started >= 25, 'the next call waited for the lease, not for the hung call');
+		assert.equal(limiter.overdue, 1);
+		hang();
+		await hung;
+		assert.equal(limiter.overdue, 0);
+		assert.equal(limiter.active, 0);
 	});
 
 	it('starts no new task while more are in flight than a narrowed width, and starts queued ones as it widens', async () => {
@@ -114,9 +144,10 @@ describe('llm concurrency limiter', () => {
 		for (const adaptive of [true, false]) {
 			fake.reset();
 			let calls = 0;
-			fake.setHandler(() => (++calls <= 4 ? {status: 429, headers: {'retry-after-ms': '1'}} : {delayMs: 30, then: {content: 'done'}}));
+			fake.setHandler(() => (++calls <= 8 ? {status: 429, headers: {'retry-after-ms': '1'}} : {delayMs: 30, then: {content: 'done'}}));
 			const gw = createGateway({settings: fakeRoles(fake.baseURL), workspaceDir: tempDir(), cache: false, concurrency: 4, adaptiveConcurrency: adaptive, env: {OPENAI_API_KEY: 'k'}, retry: {baseDelayMs: 1, maxDelayMs: 5}});
-			// Four calls, each rate-limited once: too few successes to win back all the width lost.
+			// Four calls, each rate-limited twice (two windows: the retries were sent after the first
+			// narrowing): too few successes to win back all the width lost.
 			const results = await Promise.all(Array.from({length: 4}, (_, index) => gw.call<string>({role: 'judge', stage: `s${index}`, prompt: fakePrompt(`call ${index}`), mock: null, step: index})));
 			assert.ok(results.every((result) => result.value === 'done'));
 			assert.equal(gw.concurrency().max, 4);

@@ -50,7 +50,7 @@ export function episodeOptionsFromFlags(flags: Flags): EpisodeOptions {
 }
 
 /** A new episode for a seed, saved to the store before its first step; `listener` sees every event from episode_started on. */
-export async function startEpisode(runtime: Runtime, seed: Seed, options: EpisodeOptions, listener?: EngineListener): Promise<EpisodeEngine> {
+export async function startEpisode(runtime: Runtime, seed: Seed, options: EpisodeOptions, listener?: EngineListener, engineOptions: {streamTokens?: boolean} = {}): Promise<EpisodeEngine> {
 	const {universe} = runtime;
 	const persona = universe.personaById.get(seed.personaId)!;
 	const template = universe.templateById.get(seed.templateId)!;
@@ -59,21 +59,21 @@ export async function startEpisode(runtime: Runtime, seed: Seed, options: Episod
 	const fresh = newSession({seed, persona, template, config, id: options.id, now: new Date()});
 	// A human who asked to see hidden state from the start has seen it before every reply.
 	const session = options.reveal && config.assistant === 'human' ? {...fresh, sawHidden: true} : fresh;
-	const engine = new EpisodeEngine(session, {universe, gateway: runtime.gateway, store: runtime.store, evidence: runtime.evidence, replaySource});
+	const engine = new EpisodeEngine(session, {universe, gateway: runtime.gateway, store: runtime.store, evidence: runtime.evidence, replaySource, ...engineOptions});
 	if (listener) engine.on(listener);
 	await engine.start(false);
 	return engine;
 }
 
 /** An engine for a saved session, continuing from its last saved step. */
-export async function resumeEpisode(runtime: Runtime, idOrPath: string, options: {allowModelChange?: boolean} = {}, listener?: EngineListener): Promise<EpisodeEngine> {
+export async function resumeEpisode(runtime: Runtime, idOrPath: string, options: {allowModelChange?: boolean; streamTokens?: boolean} = {}, listener?: EngineListener): Promise<EpisodeEngine> {
 	const session = await runtime.store.load(idOrPath);
 	const changed = modelChanges(session.config.roles, runtime);
 	if (changed.length > 0 && !options.allowModelChange && session.status !== 'completed' && session.status !== 'error') {
 		throw new UserError(`Session ${session.id} was started with other model settings (${changed.join('; ')}). Scores from different models are not comparable: resume with the same flags, or pass --allow-model-change.`);
 	}
 	const replaySource = session.config.assistant === 'replay' && session.config.replayFrom ? await runtime.store.load(session.config.replayFrom) : null;
-	const engine = new EpisodeEngine(session, {universe: runtime.universe, gateway: runtime.gateway, store: runtime.store, evidence: runtime.evidence, replaySource});
+	const engine = new EpisodeEngine(session, {universe: runtime.universe, gateway: runtime.gateway, store: runtime.store, evidence: runtime.evidence, replaySource, ...(options.streamTokens === undefined ? {} : {streamTokens: options.streamTokens})});
 	if (listener) engine.on(listener);
 	await engine.start(true);
 	return engine;

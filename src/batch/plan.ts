@@ -41,15 +41,23 @@ export function readSeedFile(file: string, space: SeedSpace): Seed[] {
  * one rather than reshuffling it.
  */
 export function selectSeeds(space: SeedSpace, selection: BatchSelection): Seed[] {
-	const all = selection.seedFile ? readSeedFile(selection.seedFile, space) : [...space.iterate(selection.filter)];
-	if (all.length === 0) throw new UserError('The selection matches no seeds: loosen the filters (see `cultureconverse seeds count` with the same flags).');
-	if (selection.sample === null) return all;
-	const order = (seed: Seed) => fnv1a(`${selection.sampleSeed}:${seed.id}`);
-	return all
-		.map((seed) => ({seed, key: order(seed)}))
-		.sort((a, b) => a.key - b.key || a.seed.id.localeCompare(b.seed.id))
-		.slice(0, selection.sample)
-		.map(({seed}) => seed);
+	if (selection.seedFile || selection.sample === null) {
+		const all = selection.seedFile ? readSeedFile(selection.seedFile, space) : [...space.iterate(selection.filter)];
+		if (all.length === 0) throw new UserError('The selection matches no seeds: loosen the filters (see `cultureconverse seeds count` with the same flags).');
+		if (selection.sample === null) return all;
+		return sampleOf(all.map((seed) => seed.id), selection).map((id) => space.get(id));
+	}
+	// A sample of the whole space hashes ids only: seeds are built for the chosen ones.
+	const ids = [...space.ids(selection.filter)];
+	if (ids.length === 0) throw new UserError('The selection matches no seeds: loosen the filters (see `cultureconverse seeds count` with the same flags).');
+	return sampleOf(ids, selection).map((id) => space.get(id));
+}
+
+/** The first `sample` ids in the stable hash order keyed by `sampleSeed` (ties by id). */
+function sampleOf(ids: readonly string[], selection: BatchSelection): string[] {
+	const keyed = ids.map((id) => ({id, key: fnv1a(`${selection.sampleSeed}:${id}`)}));
+	keyed.sort((a, b) => a.key - b.key || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+	return keyed.slice(0, selection.sample ?? keyed.length).map(({id}) => id);
 }
 
 /** One pending item per seed and trial, with the session id it will be saved under. */

@@ -170,10 +170,10 @@ export async function runBatch(input: RunBatchInput): Promise<RunBatchResult> {
 		let engine: EpisodeEngine;
 		try {
 			if (resumed) {
-				engine = await resumeEpisode(runtime, item.sessionId, {allowModelChange: input.allowModelChange}, listener);
+				engine = await resumeEpisode(runtime, item.sessionId, {allowModelChange: input.allowModelChange, streamTokens: false}, listener);
 				if (engine.session.status === 'error') await engine.retryAfterError();
 			} else {
-				engine = await startEpisode(runtime, input.seedOf(item.seedId), {...input.episode, id: item.sessionId, trial: item.trial}, listener);
+				engine = await startEpisode(runtime, input.seedOf(item.seedId), {...input.episode, id: item.sessionId, trial: item.trial}, listener, {streamTokens: false});
 			}
 		} catch (error) {
 			const failed = update(index, {status: 'error', errorFlag: 'START_FAILED', attempts: item.attempts + 1});

@@ -31,6 +31,11 @@ export type EngineDeps = {
 	readonly now?: () => Date;
 	/** The session a replay assistant plays back (required when config.assistant is 'replay'). */
 	readonly replaySource?: Session | null;
+	/**
+	 * Stream assistant replies token by token (`assistant_token` events). Off in batches, where nobody
+	 * watches: a whole reply costs the harness less than a stream of events. @default true
+	 */
+	readonly streamTokens?: boolean;
 };
 
 export type StepResult = {
@@ -312,7 +317,7 @@ export class EpisodeEngine {
 				role: 'assistant',
 				stage: 'assistant',
 				prompt: buildAssistantPrompt(view, guidance),
-				onToken: (delta) => this.emit({type: 'assistant_token', t, delta}),
+				...(this.deps.streamTokens === false ? {} : {onToken: (delta: string) => this.emit({type: 'assistant_token', t, delta})}),
 				mock,
 				step: n,
 				signal,

@@ -159,14 +159,20 @@ export class CallRun<T> {
 				request: {...(request as unknown as ModelRequest<unknown>), prompt: {...request.prompt, messages}},
 			};
 			let raw: RawReply;
+			let ticket: number | undefined;
 			try {
-				raw = provider.remote ? await context.limiter.run(() => provider.complete(exchange), request.signal) : await provider.complete(exchange);
+				raw = provider.remote
+					? await context.limiter.run((slot) => {
+							ticket = slot.ticket;
+							return provider.complete(exchange);
+						}, request.signal)
+					: await provider.complete(exchange);
 			} catch (error) {
 				if (request.signal?.aborted) throw new CallFailure('aborted', 'aborted');
 				const failure = classifyError(error, context.now());
 				if (!failure) throw error;
 				this.statuses.push(failure.status ?? null);
-				if (failure.kind === 'rate_limited' && provider.remote) context.limiter.rateLimited();
+				if (failure.kind === 'rate_limited' && provider.remote) context.limiter.rateLimited(ticket);
 				const detail = this.mask(failure.serverMessage ?? (error instanceof Error ? error.message : String(error)));
 				if (failure.kind === 'stream_refused' && stream && settings.stream !== true) {
 					// The server will not stream to this account (OpenAI, for organisations that are not

@@ -60,12 +60,20 @@ export function promptPlaceholders(id: string, options: PromptOptions = {}): str
 	return [...names].sort();
 }
 
-/** Prompt id -> hash of its raw files, for every prompt under the root (recorded with each session). */
+const versionCache = new Map<string, Readonly<Record<string, string>>>();
+
+/**
+ * Prompt id -> hash of its raw files, for every prompt under the root (recorded with each session).
+ * Computed once per process and root: it walked prompts/ for every episode.
+ */
 export function promptVersions(options: PromptOptions = {}): Record<string, string> {
 	const root = promptsRoot(options);
+	const known = versionCache.get(root);
+	if (known) return {...known};
 	const versions: Record<string, string> = {};
 	for (const id of listPromptIds(root)) versions[id] = shortHash(loadPrompt(id, options).map((part) => `${part.role}\0${part.raw}`).join('\0'));
-	return versions;
+	versionCache.set(root, versions);
+	return {...versions};
 }
 
 /** Ids of every folder under `root` that holds a system.md or user.md, sorted. */

@@ -6,6 +6,7 @@ import {writeFileAtomic} from '../util/atomicWrite.js';
 import {UserError, zodProblems} from '../util/errors.js';
 import {unknownMessage} from '../util/suggest.js';
 import {type Lock, acquireLock} from './lock.js';
+import {writeStats} from './sessionStore.js';
 
 /** One journal line: item `i` changed (only the fields that did). */
 const ItemEvent = z.strictObject({i: z.number().int().nonnegative(), set: BatchItem.partial(), at: z.string()});
@@ -112,7 +113,9 @@ export class BatchWriter {
 		const item = {...this.manifest.items[index]!, ...patch, updatedAt: at};
 		this.manifest.items[index] = item;
 		this.manifest.updatedAt = at;
-		appendFileSync(this.store.journalFor(this.manifest.name), `${JSON.stringify({i: index, set: {...patch, updatedAt: at}, at} satisfies ItemEvent)}\n`);
+		const text = `${JSON.stringify({i: index, set: {...patch, updatedAt: at}, at} satisfies ItemEvent)}\n`;
+		writeStats.chars += text.length;
+		appendFileSync(this.store.journalFor(this.manifest.name), text);
 		return item;
 	}
 
@@ -120,7 +123,9 @@ export class BatchWriter {
 		if (this.closed) return;
 		this.closed = true;
 		try {
-			writeFileAtomic(this.store.fileFor(this.manifest.name), JSON.stringify(this.manifest));
+			const text = JSON.stringify(this.manifest);
+			writeStats.chars += text.length;
+			writeFileAtomic(this.store.fileFor(this.manifest.name), text);
 			rmSync(this.store.journalFor(this.manifest.name), {force: true});
 		} finally {
 			this.lock.release();

@@ -23,8 +23,15 @@ export type DiskSession = Omit<Session, 'calls' | 'version'> & {readonly version
 
 /** Splits text into lines that keep their line break, so joining them gives the text back exactly. */
 export function splitLines(text: string): string[] {
-	if (text === '') return [''];
-	return text.split(/(?<=\n)/);
+	// A plain scan: the regex split with a lookbehind cost 2% of a batch's CPU.
+	const lines: string[] = [];
+	let start = 0;
+	for (let end = text.indexOf('\n'); end !== -1; end = text.indexOf('\n', start)) {
+		lines.push(text.slice(start, end + 1));
+		start = end + 1;
+	}
+	if (start < text.length || lines.length === 0) lines.push(text.slice(start));
+	return lines;
 }
 
 /** A pool of unique lines, grown as calls are encoded; indexes never change. */
@@ -49,8 +56,15 @@ export class LinePool {
 		return id;
 	}
 
+	/** Calls this pool has encoded, so a snapshot reuses them. */
+	readonly encoded = new WeakMap<CallRecord, DiskCall>();
+
 	encodeCall(call: CallRecord): DiskCall {
-		return {...call, request: call.request.map((message) => ({role: message.role, lines: splitLines(message.content).map((line) => this.idOf(line))}))};
+		const known = this.encoded.get(call);
+		if (known) return known;
+		const disk = {...call, request: call.request.map((message) => ({role: message.role, lines: splitLines(message.content).map((line) => this.idOf(line))}))};
+		this.encoded.set(call, disk);
+		return disk;
 	}
 }
 
@@ -71,6 +85,7 @@ export function decodeCall(call: DiskCall, lines: readonly string[]): CallRecord
 	};
 }
 
+/** The disk form of a session; with the journal's pool, calls it encoded already are reused. */
 export function encodeSession(session: Session, pool = new LinePool()): DiskSession {
 	const calls = session.calls.map((call) => pool.encodeCall(call));
 	return {...session, version: 2, calls, lines: pool.lines};

@@ -1,4 +1,4 @@
-import {appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync} from 'node:fs';
+import {closeSync, existsSync, openSync, writeSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync} from 'node:fs';
 import path from 'node:path';
 import {Low} from 'lowdb';
 import {DataFile} from 'lowdb/node';
@@ -22,7 +22,10 @@ export const SAFE_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/;
 /** Largest session file read (a larger one is refused with a message, never read into memory). */
 const MAX_FILE_BYTES = 512 * 1024 * 1024;
 
-type OpenSession = {readonly lock: Lock; readonly pool: LinePool; last: Session; journal: string};
+/** Characters written to session and batch files by this process (for the storage benchmark). */
+export const writeStats = {chars: 0};
+
+type OpenSession = {readonly lock: Lock; readonly pool: LinePool; last: Session; journal: string; fd: number};
 
 /**
  * Sessions in a folder, one per episode: `<id>.json` (compact JSON, format version 2, requests
@@ -71,12 +74,19 @@ export class SessionStore {
 			const pool = new LinePool();
 			const journal = this.journalFor(session.id);
 			const start: JournalStart = {t: 'start', format: 'cultureconverse.session-journal', version: 2, session: encodeSession(session, pool)};
-			writeFileSync(journal, `${JSON.stringify(start)}\n`);
-			state = {lock, pool, last: session, journal};
+			const text = `${JSON.stringify(start)}\n`;
+			writeStats.chars += text.length;
+			writeFileSync(journal, text);
+			// Held open while the episode runs: one write per step, not an open and a close as well.
+			state = {lock, pool, last: session, journal, fd: openSync(journal, 'a')};
 			this.open.set(session.id, state);
 		} else {
 			const patch = diffSession(state.last, session, state.pool);
-			if (patch) appendFileSync(state.journal, `${JSON.stringify(patch)}\n`);
+			if (patch) {
+				const text = `${JSON.stringify(patch)}\n`;
+				writeStats.chars += text.length;
+				writeSync(state.fd, text);
+			}
 			state.last = session;
 		}
 		if (session.status === 'completed' || session.status === 'error' || session.status === 'awaiting_assistant') await this.settle(session.id);
@@ -92,18 +102,28 @@ export class SessionStore {
 		const state = this.open.get(id);
 		if (!state) return;
 		const file = this.fileFor(id);
-		const disk = encodeSession(state.last);
+		// The journal's pool: lines and calls encoded as the episode ran are reused, not encoded again.
+		const disk = encodeSession(state.last, state.pool);
 		// Atomic (temp file + rename, through lowdb's DataFile), compact JSON.
-		const db = new Low<DiskSession>(new DataFile<DiskSession>(file, {parse: JSON.parse, stringify: (data) => JSON.stringify(data)}), disk);
+		const stringify = (data: DiskSession) => {
+			const text = JSON.stringify(data);
+			writeStats.chars += text.length;
+			return text;
+		};
+		const db = new Low<DiskSession>(new DataFile<DiskSession>(file, {parse: JSON.parse, stringify}), disk);
 		await db.write();
+		closeSync(state.fd);
+		state.fd = -1;
 		rmSync(state.journal, {force: true});
-		this.release(id);
+		state.lock.release();
+		this.open.delete(id);
 	}
 
 	/** Stops writing a session without a snapshot (an interrupted episode keeps its journal, resumable). */
 	release(id: string): void {
 		const state = this.open.get(id);
 		if (!state) return;
+		closeSync(state.fd);
 		state.lock.release();
 		this.open.delete(id);
 	}

@@ -64,6 +64,23 @@ export class SeedSpace {
 		return this.universe.personas.length * this.universe.templates.length;
 	}
 
+	/**
+	 * Seed ids of the selection, without building seeds (a tier or split filter hashes each id; no
+	 * other work is done), for sampling from the whole space quickly.
+	 */
+	*ids(filter: SeedFilter = {}): Generator<string> {
+		const personas = this.personas(filter);
+		const templates = this.templates(filter);
+		for (const persona of personas) {
+			for (const template of templates) {
+				const id = seedId(persona.id, template.id);
+				if (filter.tier && tierOf(id) !== filter.tier) continue;
+				if (filter.split && splitOf(id) !== filter.split) continue;
+				yield id;
+			}
+		}
+	}
+
 	*iterate(filter: SeedFilter = {}): Generator<Seed> {
 		const personas = this.personas(filter);
 		const templates = this.templates(filter);

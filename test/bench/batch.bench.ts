@@ -1,46 +1,159 @@
 /**
- * Batch throughput benchmark (`npm run bench:batch`). Prints figures; asserts nothing.
+ * Batch benchmark (`npm run bench:batch`): prints figures, asserts nothing.
  *
- * Runs the real `batch` command in-process against the loopback OpenAI-compatible test server, which
- * answers every call after BENCH_LATENCY_MS (default 150 ms, a fast hosted model) with the scripted
- * episode replies. Each configuration runs at least BENCH_EPISODES episodes (default 24, about 16
- * calls each) and at least four per slot: with fewer, the last wave leaves slots idle (24 episodes on
- * 16 slots cap efficiency at 75%) and the figure measures the tail, not the harness. --parallel
- * (episodes in flight) and --concurrency are equal, and the bench reports wall time,
- * episodes per hour, calls per second, and how close that comes to the ideal (every slot busy).
- * The peers' published figure for scale: tau2-bench's design note measured 272.7 simulations/hour
- * in one process at concurrency 30.
+ * The loopback server (test/bench/loopbackServer.ts) and the batch (test/bench/cliChild.ts, the real
+ * CLI) each run in a process of their own, so the harness's CPU is measured apart from the server's.
+ * Blueprints and shards come from the offline mock; simulator, assistant and judge calls go over HTTP
+ * through the real openai client. Sections (BENCH_SECTIONS, default all):
+ *
+ * - scale: the same batch at BENCH_SCALE episodes (default 200,1000; the issue's figures are at
+ *   1000,20000): CPU per episode, peak RSS, characters written per episode against the average
+ *   final session size. Linear means CPU per episode stays flat as N grows.
+ * - throughput: BENCH_PARALLEL (default 16,32,64,128) episodes in flight, 100 ms per call: calls/s
+ *   against the ideal (in flight / latency), CPU ms per call.
+ * - limiter: a server admitting BENCH_ADMIT (32) requests in flight, 429 beyond, with and without
+ *   retry-after, the batch allowed twice that: calls/s against the admitted rate.
+ * - faults: 15% each of 429 / 500 / bad JSON / empty replies and 3% hangs, adaptive against a fixed
+ *   width: wall time, episodes lost (none may be), crashes.
  */
-import {performance} from 'node:perf_hooks';
-import {runCli} from '../helpers/cli.js';
-import {episodeHarness} from '../helpers/episodeHarness.js';
-import type {FakeReply} from '../helpers/fakeOpenAI.js';
-import {scriptedModel} from '../helpers/scriptedModel.js';
+import {spawn} from 'node:child_process';
+import {mkdtempSync, readdirSync, rmSync, statSync} from 'node:fs';
+import {tmpdir} from 'node:os';
+import path from 'node:path';
+import {fileURLToPath} from 'node:url';
 
-const EPISODES = Number(process.env['BENCH_EPISODES'] ?? 24);
-const LATENCY = Number(process.env['BENCH_LATENCY_MS'] ?? 150);
-const PARALLEL = (process.env['BENCH_PARALLEL'] ?? '1,4,8,16').split(',').map(Number);
+const here = path.dirname(fileURLToPath(import.meta.url));
+const TSX = import.meta.resolve('tsx');
+const sections = (process.env['BENCH_SECTIONS'] ?? 'scale,throughput,limiter,faults').split(',');
+const work = mkdtempSync(path.join(tmpdir(), 'cc-bench-batch-'));
+const home = path.join(work, 'home');
 
-const h = await episodeHarness();
+type ServerStats = {served: number; refused: number; faulted: number; maxInFlight: number; cpuMs: number};
+type Child = {code: number; cpuMs: number; maxRssMb: number; writtenChars: number; stdout: string; stderr: string; wallMs: number};
+
+async function server(env: Record<string, string>): Promise<{baseURL: string; stop: () => Promise<ServerStats>}> {
+	const child = spawn(process.execPath, ['--import', TSX, path.join(here, 'loopbackServer.ts')], {env: {...process.env, ...env}, stdio: ['ignore', 'pipe', 'inherit']});
+	let out = '';
+	const baseURL = await new Promise<string>((resolve, reject) => {
+		child.stdout.on('data', (chunk: Buffer) => {
+			out += chunk.toString();
+			const first = out.split('\n')[0];
+			if (out.includes('\n')) resolve((JSON.parse(first!) as {baseURL: string}).baseURL);
+		});
+		child.on('exit', () => reject(new Error('the loopback server did not start')));
+	});
+	return {
+		baseURL,
+		stop: () =>
+			new Promise<ServerStats>((resolve) => {
+				child.on('exit', () => resolve(JSON.parse(out.trim().split('\n').at(-1)!) as ServerStats));
+				child.kill('SIGTERM');
+			}),
+	};
+}
+
+async function batch(args: string[]): Promise<Child> {
+	const started = Date.now();
+	const child = spawn(process.execPath, ['--import', TSX, path.join(here, 'cliChild.ts'), 'batch', ...args, '--model', 'fake-model', '--generator-model', 'mock', '--validator-model', 'mock', '--no-cache', '--json'], {
+		cwd: work,
+		env: {...process.env, CULTURECONVERSE_HOME: home, CULTURECONVERSE_EMBEDDER: 'hash', OPENAI_API_KEY: 'sk-bench-0000000000'},
+		stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
+	});
+	let stdout = '';
+	let stderr = '';
+	let stats = '';
+	child.stdout!.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+	child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+	(child.stdio[3] as NodeJS.ReadableStream).on('data', (chunk: Buffer) => (stats += chunk.toString()));
+	await new Promise((resolve) => child.on('exit', resolve));
+	const parsed = JSON.parse(stats.trim() || '{"code": -1, "cpuMs": 0, "maxRssMb": 0, "writtenChars": 0}') as Omit<Child, 'stdout' | 'stderr' | 'wallMs'>;
+	return {...parsed, stdout, stderr, wallMs: Date.now() - started};
+}
+
+const sessionsOf = (name: string) => path.join(work, `sessions-${name}`);
+function averageSessionChars(dir: string): number {
+	const files = readdirSync(dir).filter((file) => file.endsWith('.json') && !file.startsWith('.'));
+	return files.reduce((sum, file) => sum + statSync(path.join(dir, file)).size, 0) / Math.max(1, files.length);
+}
+const pad = (value: string | number, width: number) => String(value).padStart(width);
+
 try {
-	const script = scriptedModel();
-	// The scripted model answers synchronously; only the wait is added.
-	h.fake.setHandler((request) => ({delayMs: LATENCY, then: script(request) as FakeReply | undefined}));
-	console.log(`max(${EPISODES}, 4 x parallel) episodes per run, ${LATENCY} ms per model call (loopback server), hash embedder`);
-	console.log('PARALLEL  EPISODES  WALL s  EPISODES/H  CALLS/S  CALLS  IDEAL EP/H  EFFICIENCY  PEAK RSS MB');
-	for (const parallel of PARALLEL) {
-		const episodes = Math.max(EPISODES, 4 * parallel);
-		const before = h.fake.chatRequests().length;
-		const started = performance.now();
-		const result = await runCli(['batch', '--name', `bench-p${parallel}`, '--sample', String(episodes), '--sample-seed', `p${parallel}`, '--parallel', String(parallel), '--concurrency', String(parallel), '--sessions-dir', h.sessionsDir, '--json'], {env: h.env, cwd: h.cwd});
-		const seconds = (performance.now() - started) / 1000;
-		if (result.code !== 0) throw new Error(`batch failed (${result.code}): ${result.stderr}`);
-		const calls = h.fake.chatRequests().length - before;
-		const perHour = (episodes / seconds) * 3600;
-		// Every call costs LATENCY; with `parallel` slots always busy the batch would take this long.
-		const ideal = (episodes / ((calls * LATENCY) / 1000 / parallel)) * 3600;
-		console.log(`${String(parallel).padStart(8)}  ${String(episodes).padStart(8)}  ${seconds.toFixed(1).padStart(6)}  ${perHour.toFixed(0).padStart(10)}  ${(calls / seconds).toFixed(1).padStart(7)}  ${String(calls).padStart(5)}  ${ideal.toFixed(0).padStart(10)}  ${((perHour / ideal) * 100).toFixed(0).padStart(9)}%  ${(process.resourceUsage().maxRSS / 1024).toFixed(0).padStart(11)}`);
+	// One warm-up run builds the KB indexes the later runs share.
+	{
+		const warm = await server({BENCH_LATENCY_MS: '1'});
+		await batch(['--name', 'warm', '--sample', '4', '--sessions-dir', sessionsOf('warm'), '--base-url', warm.baseURL]);
+		await warm.stop();
+	}
+
+	if (sections.includes('scale')) {
+		const sizes = (process.env['BENCH_SCALE'] ?? '200,1000').split(',').map(Number);
+		console.log(`\nscale: parallel 64, 5 ms per call`);
+		console.log('EPISODES  CPU s  CPU ms/EPISODE  PEAK RSS MB  SESSION KB  WRITTEN KB/EPISODE  WRITTEN/SESSION');
+		for (const n of sizes) {
+			const srv = await server({BENCH_LATENCY_MS: '5'});
+			const dir = sessionsOf(`scale-${n}`);
+			const run = await batch(['--name', `scale-${n}`, '--sample', String(n), '--parallel', '64', '--concurrency', '64', '--sessions-dir', dir, '--base-url', srv.baseURL]);
+			await srv.stop();
+			if (run.code !== 0) console.log(`  (exit ${run.code}: ${run.stderr.trim().split('\n').at(-1)})`);
+			const sessionKb = averageSessionChars(dir) / 1024;
+			const writtenPer = run.writtenChars / n / 1024;
+			console.log(`${pad(n, 8)}  ${pad((run.cpuMs / 1000).toFixed(1), 5)}  ${pad((run.cpuMs / n).toFixed(1), 14)}  ${pad(run.maxRssMb.toFixed(0), 11)}  ${pad(sessionKb.toFixed(1), 10)}  ${pad(writtenPer.toFixed(1), 18)}  ${pad((writtenPer / sessionKb).toFixed(2), 15)}`);
+			rmSync(dir, {recursive: true, force: true});
+		}
+	}
+
+	if (sections.includes('throughput')) {
+		const latency = 100;
+		console.log(`\nthroughput: ${latency} ms per call, --parallel = --concurrency`);
+		console.log('PARALLEL  EPISODES  WALL s  CALLS  CALLS/S  IDEAL/S  EFFICIENCY  CPU ms/CALL  SERVER MAX IN FLIGHT');
+		for (const parallel of (process.env['BENCH_PARALLEL'] ?? '16,32,64,128').split(',').map(Number)) {
+			const srv = await server({BENCH_LATENCY_MS: String(latency)});
+			const episodes = 4 * parallel;
+			const run = await batch(['--name', `tp-${parallel}`, '--sample', String(episodes), '--sample-seed', `tp${parallel}`, '--parallel', String(parallel), '--concurrency', String(parallel), '--sessions-dir', sessionsOf(`tp-${parallel}`), '--base-url', srv.baseURL]);
+			const stats = await srv.stop();
+			const seconds = run.wallMs / 1000;
+			const ideal = parallel / (latency / 1000);
+			console.log(`${pad(parallel, 8)}  ${pad(episodes, 8)}  ${pad(seconds.toFixed(1), 6)}  ${pad(stats.served, 5)}  ${pad((stats.served / seconds).toFixed(0), 7)}  ${pad(ideal, 7)}  ${pad(`${((stats.served / seconds / ideal) * 100).toFixed(0)}%`, 10)}  ${pad((run.cpuMs / stats.served).toFixed(2), 11)}  ${pad(stats.maxInFlight, 20)}`);
+		}
+	}
+
+	if (sections.includes('limiter')) {
+		const admit = Number(process.env['BENCH_ADMIT'] ?? 32);
+		const latency = 250;
+		console.log(`\nlimiter: the server admits ${admit} in flight (429 beyond), ${latency} ms per call; the batch may send ${2 * admit}`);
+		console.log('RETRY-AFTER  ADAPTIVE  WALL s  SERVED  REFUSED  SERVED/S  ADMITTED/S  SHARE');
+		for (const [retryAfter, adaptive] of [['', true], ['250', true], ['', false]] as const) {
+			const srv = await server({BENCH_LATENCY_MS: String(latency), BENCH_ADMIT: String(admit), ...(retryAfter ? {BENCH_RETRY_AFTER: retryAfter} : {})});
+			const name = `lim-${retryAfter || 'none'}-${adaptive}`;
+			const config = path.join(work, `${name}.json`);
+			const {writeFileSync} = await import('node:fs');
+			writeFileSync(config, JSON.stringify({adaptiveConcurrency: adaptive, retry: {maxAttempts: 20, baseDelayMs: 100, maxDelayMs: 2000}}));
+			const run = await batch(['--name', name, '--sample', String(3 * admit), '--sample-seed', name, '--parallel', String(2 * admit), '--concurrency', String(2 * admit), '--config', config, '--sessions-dir', sessionsOf(name), '--base-url', srv.baseURL]);
+			const stats = await srv.stop();
+			const seconds = run.wallMs / 1000;
+			const admitted = admit / (latency / 1000);
+			console.log(`${pad(retryAfter || 'none', 11)}  ${pad(String(adaptive), 8)}  ${pad(seconds.toFixed(1), 6)}  ${pad(stats.served, 6)}  ${pad(stats.refused, 7)}  ${pad((stats.served / seconds).toFixed(1), 8)}  ${pad(admitted.toFixed(0), 10)}  ${pad(`${((stats.served / seconds / admitted) * 100).toFixed(0)}%`, 5)}`);
+		}
+	}
+
+	if (sections.includes('faults')) {
+		const faults = '429:0.15,500:0.15,badjson:0.15,empty:0.15,hang:0.03';
+		console.log(`\nfaults: ${faults}, 100 ms per call, hangs of 30 s, 48 episodes, 16 in flight`);
+		console.log('ADAPTIVE  WALL s  EXIT  COMPLETED  ERRORS  LOST  CRASHED');
+		for (const adaptive of [true, false]) {
+			const srv = await server({BENCH_LATENCY_MS: '100', BENCH_FAULTS: faults, BENCH_HANG_MS: '30000'});
+			const name = `faults-${adaptive}`;
+			const config = path.join(work, `${name}.json`);
+			const {writeFileSync} = await import('node:fs');
+			writeFileSync(config, JSON.stringify({adaptiveConcurrency: adaptive, retry: {maxAttempts: 8, baseDelayMs: 200, maxDelayMs: 2000}, validationRetries: 3, roles: {simulator: {timeoutMs: 10000}, assistant: {timeoutMs: 10000}, judge: {timeoutMs: 10000}}}));
+			const run = await batch(['--name', name, '--sample', '48', '--sample-seed', name, '--parallel', '16', '--concurrency', '16', '--config', config, '--sessions-dir', sessionsOf(name), '--base-url', srv.baseURL]);
+			await srv.stop();
+			const summary = JSON.parse(run.stdout) as {byStatus: Record<string, number>};
+			const saved = readdirSync(sessionsOf(name)).filter((file) => file.endsWith('.json')).length;
+			const crashed = run.code === 1 || /internal error/.test(run.stderr);
+			console.log(`${pad(String(adaptive), 8)}  ${pad((run.wallMs / 1000).toFixed(1), 6)}  ${pad(run.code, 4)}  ${pad(summary.byStatus['completed'] ?? 0, 9)}  ${pad(summary.byStatus['error'] ?? 0, 6)}  ${pad(48 - saved, 4)}  ${pad(String(crashed), 7)}`);
+		}
 	}
 } finally {
-	await h.close();
+	rmSync(work, {recursive: true, force: true});
 }

@@ -1,0 +1,68 @@
+/**
+ * A loopback OpenAI-compatible server in its own process, for benchmarks that time the harness:
+ * run in the benchmark's process, the server's own CPU would be billed to the harness. It answers
+ * every stage with the scripted episode replies after BENCH_LATENCY_MS, admits at most
+ * BENCH_ADMIT requests in flight (429 beyond, with `retry-after-ms` when BENCH_RETRY_AFTER is set),
+ * and can mix in faults (BENCH_FAULTS="429:0.15,500:0.15,badjson:0.15,empty:0.15,hang:0.03").
+ * Prints `{"baseURL": ...}` on its first line; on SIGTERM it prints its counters and exits.
+ *
+ *   node --import tsx test/bench/loopbackServer.ts
+ */
+import {scriptedModel} from '../helpers/scriptedModel.js';
+import {type FakeReply, startFakeOpenAI} from '../helpers/fakeOpenAI.js';
+
+const latency = Number(process.env['BENCH_LATENCY_MS'] ?? 100);
+const admit = Number(process.env['BENCH_ADMIT'] ?? 0);
+const retryAfter = process.env['BENCH_RETRY_AFTER'];
+const faults = (process.env['BENCH_FAULTS'] ?? '')
+	.split(',')
+	.filter(Boolean)
+	.map((entry) => {
+		const [kind, share] = entry.split(':');
+		return {kind: kind!, share: Number(share)};
+	});
+const hangMs = Number(process.env['BENCH_HANG_MS'] ?? 30_000);
+const script = scriptedModel();
+let inFlight = 0;
+let maxInFlight = 0;
+let served = 0;
+let refused = 0;
+let faulted = 0;
+let random = 12345;
+const next = () => ((random = (random * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+
+const fake = await startFakeOpenAI({
+	models: ['fake-model'],
+	handler: async (request) => {
+		if (admit > 0 && inFlight >= admit) {
+			refused++;
+			return {status: 429, headers: retryAfter ? {'retry-after-ms': retryAfter} : {}, body: {error: {message: 'Too many requests in flight', type: 'rate_limit_error', code: 'rate_limit_exceeded'}}};
+		}
+		inFlight++;
+		maxInFlight = Math.max(maxInFlight, inFlight);
+		try {
+			let roll = next();
+			for (const fault of faults) {
+				if (roll < fault.share) {
+					faulted++;
+					if (fault.kind === 'hang') return {delayMs: hangMs};
+					await new Promise((resolve) => setTimeout(resolve, latency));
+					if (fault.kind === 'badjson') return {content: '{"this is": not json'};
+					if (fault.kind === 'empty') return {content: ''};
+					return {status: Number(fault.kind), body: {error: {message: `injected ${fault.kind}`}}};
+				}
+				roll -= fault.share;
+			}
+			await new Promise((resolve) => setTimeout(resolve, latency));
+			served++;
+			return (script(request) as FakeReply | undefined) ?? undefined;
+		} finally {
+			inFlight--;
+		}
+	},
+});
+process.stdout.write(`${JSON.stringify({baseURL: fake.baseURL})}\n`);
+process.on('SIGTERM', () => {
+	process.stdout.write(`${JSON.stringify({served, refused, faulted, maxInFlight, cpuMs: process.cpuUsage().user / 1000 + process.cpuUsage().system / 1000})}\n`);
+	void fake.close().then(() => process.exit(0));
+});
