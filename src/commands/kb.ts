@@ -8,6 +8,7 @@ import {type KbFilter, KnowledgeBase, type SearchMode, resolveKbLocation} from '
 import {progressReporter} from '../kb/progress.js';
 import {retrieveEvidence} from '../kb/retrieve.js';
 import {KB_KINDS, type KbKind} from '../kb/sources.js';
+import {type PaperComparison, comparePaper} from '../kb/stats.js';
 import {ExitCode, UserError} from '../util/errors.js';
 import {unknownMessage} from '../util/suggest.js';
 import {renderTable, truncate} from '../util/table.js';
@@ -198,12 +199,13 @@ function hitsTable(hits: readonly EvidenceHit[]): string {
 }
 
 async function runStats(context: CommandContext): Promise<number> {
-	const {flags, io} = context;
+	const {flags, io, universe} = context;
 	const kb = await openKb(context);
 	const stats = kb.stats();
 	const index = kb.indexStatus();
+	const paper = comparePaper(stats, universe().templates.length);
 	if (flags['json']) {
-		writeJson(io, {...stats, index});
+		writeJson(io, {...stats, index, paper});
 		return ExitCode.ok;
 	}
 	const statusOf = (kind: KbKind, region: RegionCode) => index.find((row) => row.kind === kind && row.region === region)!.status;
@@ -219,11 +221,25 @@ async function runStats(context: CommandContext): Promise<number> {
 		`cultural: ${stats.cultural.total} passages; by domain: ${DOMAIN_IDS.map((domain) => `${domain} ${stats.cultural.byDomain[domain]}`).join(', ')}`,
 		`taboo:    ${stats.taboo.total} entries (${stats.taboo.identitySpecific} identity-specific); by category: ${DOMAIN_IDS.map((domain) => `${domain} ${stats.taboo.byCategory[domain]}`).join(', ')}`,
 		`          by severity: ${Object.entries(stats.taboo.bySeverity).map(([severity, n]) => `${severity} ${n}`).join(', ')}`,
+		`named sources: ${stats.cultural.namedSource} of ${stats.cultural.total} passages and ${stats.taboo.namedSource} of ${stats.taboo.total} taboo entries name a public source (the rest say 'curated')`,
+		...paperLines(paper),
 		`embedder: ${stats.embedder.id}${stats.embedder.fallback ? ` (fallback: '${stats.embedder.requested}' could not be loaded)` : ''}`,
 		`sources:  ${stats.sources.files} files under ${stats.sources.shipped} and ${stats.sources.user}`,
 		`indexes:  ${stats.indexDir}`,
 	].join('\n'));
 	return ExitCode.ok;
+}
+
+/** The shipped (plus imported) sizes next to the paper's, and how to reach the paper's scale. */
+export function paperLines(comparison: PaperComparison): string[] {
+	const {paper, ours, share} = comparison;
+	const percent = (x: number) => `${(x * 100).toFixed(x < 0.1 ? 1 : 0)}%`;
+	const n = (x: number) => x.toLocaleString('en-US');
+	return [
+		`paper:    ${n(paper.wikipediaPassages)} Wikipedia passages; ${n(paper.taboo)} taboo entries (${paper.tabooFromNormad} from NormAd); ${paper.templates} templates (CultureConverse, section 3.5)`,
+		`this KB:  ${n(ours.culturalPassages)} cultural passages (${percent(share.cultural)} of the paper's; ${n(ours.wikipediaPassages)} imported from Wikipedia); ${n(ours.taboo)} taboo entries (${percent(share.taboo)}; ${ours.tabooFromNormad} from NormAd); ${ours.templates} templates`,
+		`          to reach the paper's scale: cultureconverse kb import FILE --format wikipedia (JSONL of {title, text, url, categories}); NormAd-Eti: --format normad`,
+	];
 }
 
 async function runEvidence(context: CommandContext): Promise<number> {

@@ -87,7 +87,8 @@ export type BuildReport = {embedder: string; built: Array<{kind: KbKind; region:
 
 /** What the KB knows about its sources without parsing them again: kept in `<workspace>/index/sources-state.json`. */
 type SourcesState = {
-	version: 1;
+	/** 2: counts gained namedSource and byDataset; a state of another version is derived again. */
+	version: typeof STATE_VERSION;
 	digest: string;
 	crossChecked: boolean;
 	regions: ReturnType<typeof regionContentHashes>;
@@ -97,6 +98,7 @@ type SourcesState = {
 type LoadedRegion = {opened: OpenedIndex; bm25?: Bm25Index};
 type Candidate = {metadata: RecordMetadata; vector: ArrayLike<number>; similarity: number};
 
+const STATE_VERSION = 2;
 const DEFAULT_TOP_K = 5;
 /** The usual RRF constant (Cormack et al.); smaller values did not change the labelled-set results. */
 const RRF_K = 60;
@@ -146,7 +148,7 @@ export class KnowledgeBase {
 		let parsed: KbSources | undefined;
 		if (!state || state.digest !== digest || (options.universe && !state.crossChecked)) {
 			parsed = loadKbSources(location, {universe: options.universe});
-			state = {version: 1, digest: parsed.digest, crossChecked: Boolean(options.universe), regions: regionContentHashes(parsed), counts: countSources(parsed)};
+			state = {version: STATE_VERSION, digest: parsed.digest, crossChecked: Boolean(options.universe), regions: regionContentHashes(parsed), counts: countSources(parsed)};
 			writeState(stateFile, state);
 		}
 		return new KnowledgeBase(location, path.join(indexRoot, slug(handle.embedder.id)), handle, state, stateFile, options, parsed);
@@ -378,7 +380,7 @@ export class KnowledgeBase {
 			this.parsed = loadKbSources(this.location, {universe: this.options.universe});
 			if (this.parsed.digest !== this.state.digest) {
 				// The files changed since open(): adopt the new content so indexes match what was embedded.
-				this.state = {version: 1, digest: this.parsed.digest, crossChecked: Boolean(this.options.universe), regions: regionContentHashes(this.parsed), counts: countSources(this.parsed)};
+				this.state = {version: STATE_VERSION, digest: this.parsed.digest, crossChecked: Boolean(this.options.universe), regions: regionContentHashes(this.parsed), counts: countSources(this.parsed)};
 				writeState(this.stateFile, this.state);
 			}
 		}
@@ -509,7 +511,7 @@ export function slug(embedderId: string): string {
 function readState(file: string): SourcesState | undefined {
 	try {
 		const state = JSON.parse(readFileSync(file, 'utf8')) as SourcesState;
-		return state.version === 1 && typeof state.digest === 'string' && state.regions && state.counts ? state : undefined;
+		return state.version === STATE_VERSION && typeof state.digest === 'string' && state.regions && state.counts ? state : undefined;
 	} catch {
 		return undefined;
 	}
