@@ -42,6 +42,8 @@ describe('kb: scoring rules', () => {
 		assert.ok(factor('culinary', []) > factor('ritual', ['ritual.life-cycle']));
 		assert.equal(factor('culinary', ['culinary.hosting-meals']), TOPIC_WEIGHTS.domain);
 		assert.equal(topicFactor({domain: 'culinary', subdomains: []}, {domain: 'culinary'}), TOPIC_WEIGHTS.domain, 'no subdomain asked: the domain prior alone');
+		// An import that names no subdomain (a Wikipedia chunk) is neither on nor off the template's subdomain.
+		assert.ok(factor('culinary', []) < factor('culinary', ['culinary.dietary-rules']) && factor('culinary', []) > factor('culinary', ['culinary.hosting-meals']));
 	});
 
 	it('ranks topic first: the persona reorders the topical head but cannot pull in an off-topic passage', () => {

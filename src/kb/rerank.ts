@@ -92,16 +92,19 @@ export type TopicPrior = {domain: string; subdomain?: string};
  * an off-domain passage a fifth: it must be far more relevant than the on-topic ones to get into K_W.
  * Tuned on test/fixtures/kb-retrieval with the hash embedder (src/kb/README.md): a weaker subdomain
  * prior (0.8) lost 0.04 nDCG@6; a milder off-domain factor (0.45) let single passages of the small
- * Brunei KB into a quarter of a persona's K_W sets.
+ * Brunei KB into a quarter of a persona's K_W sets. An entry of the domain that names no subdomains
+ * (an import: Wikipedia chunks, NormAd rows) is neither on nor off the subdomain, so it sits between.
  */
-export const TOPIC_WEIGHTS = {subdomain: 1, domain: 0.5, offDomain: 0.2};
+export const TOPIC_WEIGHTS = {subdomain: 1, domain: 0.5, offDomain: 0.2, untagged: 0.75};
 
 /** How many topical candidates per K_W slot the persona stage may choose from. */
 export const TOPIC_HEAD = {perSlot: 2};
 
 export function topicFactor(entry: {domain: string; subdomains: readonly string[]}, topic: TopicPrior): number {
 	if (entry.domain !== topic.domain) return TOPIC_WEIGHTS.offDomain;
-	return topic.subdomain && entry.subdomains.includes(topic.subdomain) ? TOPIC_WEIGHTS.subdomain : TOPIC_WEIGHTS.domain;
+	if (!topic.subdomain) return TOPIC_WEIGHTS.domain;
+	if (entry.subdomains.length === 0) return TOPIC_WEIGHTS.untagged;
+	return entry.subdomains.includes(topic.subdomain) ? TOPIC_WEIGHTS.subdomain : TOPIC_WEIGHTS.domain;
 }
 
 export type TopicalCandidate<T> = {
