@@ -99,6 +99,12 @@ describe('cli: kb', () => {
 		const unknown = await runCli(['kb', 'evidence', 'my-malay-muslim-a18-f:culinary.dietary-rules.99'], {env});
 		assert.equal(unknown.code, 2);
 		assert.match(unknown.stderr, /Unknown template/);
+		// The ranking before issue 13 stays reachable for comparison; its query names the persona.
+		const legacy = parseJson<Evidence>((await runCli(['kb', 'evidence', pick('standard'), '--ranking', 'identity-boost', '--json'], {env})).stdout);
+		assert.notEqual(legacy.queries.cultural, standard.queries.cultural);
+		const badRanking = await runCli(['kb', 'evidence', pick('standard'), '--ranking', 'topic'], {env});
+		assert.equal(badRanking.code, 2);
+		assert.match(badRanking.stderr, /ranking 'topic'.*topic-first/s);
 	});
 
 	it('kb import reports per-region counts and each bad row with file:line, and --json gives the summary', async () => {

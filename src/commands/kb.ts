@@ -6,7 +6,7 @@ import {DOMAIN_IDS, type DomainId, REGION_CODES, type RegionCode, Tag} from '../
 import {IMPORT_FORMATS, type ImportFormat, type ImportSummary, importKb} from '../kb/importers/index.js';
 import {type KbFilter, KnowledgeBase, type SearchMode, resolveKbLocation} from '../kb/knowledgeBase.js';
 import {progressReporter} from '../kb/progress.js';
-import {retrieveEvidence} from '../kb/retrieve.js';
+import {RETRIEVAL_RANKINGS, type RetrievalRanking, retrieveEvidence} from '../kb/retrieve.js';
 import {KB_KINDS, type KbKind} from '../kb/sources.js';
 import {type PaperComparison, comparePaper} from '../kb/stats.js';
 import {ExitCode, UserError} from '../util/errors.js';
@@ -30,7 +30,7 @@ export const kbCommand: Command = {
 		'kb build [--kind K] [--region R] [--force] [--embedder E] [--json]',
 		'kb search "query" [--region R] [--kind cultural|taboo] [--category C] [--domain D] [--tag T] [--persona ID] [--k N] [--mode dense|hybrid] [--json]',
 		'kb stats [--json]',
-		'kb evidence <seed-id> [--tier T] [--k N] [--json]',
+		'kb evidence <seed-id> [--tier T] [--k N] [--ranking topic-first|identity-boost] [--json]',
 	].join('\n    $ cultureconverse '),
 	flags: {
 		kind: {type: 'string', description: 'cultural or taboo'},
@@ -47,6 +47,7 @@ export const kbCommand: Command = {
 		embedder: {type: 'string', description: 'hash, hf:<model-id> or local:<folder> (default: env CULTURECONVERSE_EMBEDDER, else hf:Xenova/multilingual-e5-small)'},
 		force: {type: 'boolean', description: 'build: rebuild indexes that are up to date'},
 		tier: {type: 'string', description: 'evidence: override the seed\'s tier (standard, contextual, normative), as `run --tier` does'},
+		ranking: {type: 'string', description: 'evidence: topic-first (default) or identity-boost (the ranking before issue 13, for comparison)'},
 		dryRun: {type: 'boolean', description: 'import: report what would be imported, write nothing'},
 		json: {type: 'boolean', description: 'Print JSON'},
 	},
@@ -247,9 +248,11 @@ async function runEvidence(context: CommandContext): Promise<number> {
 	const id = args[1];
 	if (!id) throw new UserError('Usage: cultureconverse kb evidence <persona-id>:<template-id> [--json] (list seeds with `cultureconverse seeds`)');
 	const seed = seedFromFlags({universe: universe()}, {...flags, seed: id});
+	const ranking = stringFlag(flags, 'ranking');
+	if (ranking !== undefined && !RETRIEVAL_RANKINGS.includes(ranking as RetrievalRanking)) throw new UserError(unknownMessage('ranking', ranking, RETRIEVAL_RANKINGS, `Use ${RETRIEVAL_RANKINGS.join(' or ')}.`));
 	const kb = await openKb(context);
 	const k = flags['k'] === undefined ? undefined : {cultural: positiveInt(flags['k'], 6, '--k')};
-	const evidence = await retrieveEvidence({universe: universe(), seed, kb, k});
+	const evidence = await retrieveEvidence({universe: universe(), seed, kb, k, ranking: ranking as RetrievalRanking | undefined});
 	if (flags['json']) {
 		writeJson(io, evidence);
 		return ExitCode.ok;
