@@ -1,10 +1,7 @@
+import './colourEnv.js';
 import {setMaxListeners} from 'node:events';
 import {main} from './main.js';
 import type {IO} from './commands/types.js';
-
-// NO_COLOR (https://no-color.org) turns colour off on a terminal too: chalk and Ink only read
-// FORCE_COLOR, so it is translated before either is loaded.
-if (process.env['NO_COLOR'] && process.env['NO_COLOR'] !== '') process.env['FORCE_COLOR'] = '0';
 
 const controller = new AbortController();
 // Every model call of a batch listens to this one signal: no listener-count warning at high concurrency.

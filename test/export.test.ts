@@ -8,6 +8,8 @@ import {SeedSpace} from '../src/universe/seeds.js';
 import {parseJson, runCli} from './helpers/cli.js';
 import {episodeHarness, type Harness, sharedUniverse} from './helpers/episodeHarness.js';
 import {scriptedModel} from './helpers/scriptedModel.js';
+import {tempDir} from './helpers/tmp.js';
+import {chatTemplateProblems, datasetAttr, llamaFactoryPairwise, maybeExtractPrompt, openAiDpoProblems} from './helpers/trainerFormats.js';
 
 let h: Harness;
 before(async () => (h = await episodeHarness()));
@@ -68,5 +70,37 @@ describe('export sft', () => {
 			assert.equal(bad.code, 2, args.join(' '));
 			assert.match(bad.stderr, pattern);
 		}
+	});
+});
+
+describe('export pairs: trainer layouts', () => {
+	it('writes best-of-N pairs that TRL keeps whole, LLaMA-Factory keeps as multi-turn rankings, and OpenAI reads as DPO', async () => {
+		const cwd = tempDir('cc-export-pairs-');
+		const env = {CULTURECONVERSE_HOME: path.join(cwd, 'home')};
+		const base = ['--sessions-dir', path.join(cwd, 'sessions')];
+		const run = await runCli(['run', '--seed', 'ph-tagalog-catholic-a35-f:culinary.dietary-rules.01', '--best-of', '3', ...base, '--json'], {env, cwd});
+		assert.equal(run.code, 0, run.stderr);
+		const read = async (format: string) => {
+			const result = await runCli(['export', 'pairs', '--split', 'any', '--include-mock', '--format', format, ...base], {env, cwd});
+			assert.equal(result.code, 0, result.stderr);
+			return {rows: result.stdout.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>), stderr: result.stderr};
+		};
+		const trl = (await read('trl')).rows;
+		assert.ok(trl.length >= 2, 'one pair per best-of-N turn');
+		for (const row of trl) {
+			assert.deepEqual(maybeExtractPrompt(row), row);
+			assert.deepEqual(chatTemplateProblems(row), []);
+		}
+		const sharegpt = await read('sharegpt');
+		const info = JSON.parse(/dataset_info\.json: (\{.*\})/.exec(sharegpt.stderr)![1]!) as Record<string, {ranking: boolean; columns: Record<string, string>}>;
+		const attr = datasetAttr(Object.values(info)[0]!);
+		sharegpt.rows.forEach((row, index) => {
+			const outcome = llamaFactoryPairwise(row, attr);
+			assert.ok('kept' in outcome, JSON.stringify(outcome));
+			// The n-th pair answers the n-th user turn: 2n - 1 earlier messages after the system prompt.
+			const prompt = (trl[index]!['prompt'] as unknown[]).length - 1;
+			assert.equal(outcome.kept.prompt.length, prompt);
+		});
+		for (const row of (await read('openai-dpo')).rows) assert.deepEqual(openAiDpoProblems(row), []);
 	});
 });

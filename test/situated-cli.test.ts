@@ -1,13 +1,18 @@
 import assert from 'node:assert/strict';
-import {readFileSync, writeFileSync} from 'node:fs';
+import {existsSync, readFileSync, writeFileSync} from 'node:fs';
 import path from 'node:path';
 import {describe, it} from 'node:test';
-import {SituatedEval, SituatedItem} from '../src/domain/situated.js';
+import {Norm, RejectedRow, SituatedEval, SituatedItem} from '../src/domain/situated.js';
 import {parseJson, runCli} from './helpers/cli.js';
 import {startFakeOpenAI} from './helpers/fakeOpenAI.js';
 import {tempDir} from './helpers/tmp.js';
+import {chatTemplateProblems, datasetAttr, llamaFactoryPairwise, maybeExtractPrompt, openAiDpoProblems} from './helpers/trainerFormats.js';
 
-/* `crisp` end to end on the offline mock: build, resume, show, eval, report, pairs, calibrate. */
+/* `crisp` end to end on the offline mock: norms, build, resume, show, eval, report, pairs, calibrate. */
+
+const FIXTURES = path.resolve(import.meta.dirname, 'fixtures');
+// The real FORK data set, beside the repository (../shared/data/fork/, CC BY 4.0); tests that need it say so when it is absent.
+const REAL_FORK = path.resolve(import.meta.dirname, '..', '..', 'shared', 'data', 'fork', 'fork.csv');
 
 const lines = (file: string) => readFileSync(file, 'utf8').split('\n').filter(Boolean);
 
@@ -32,8 +37,9 @@ describe('crisp command (offline)', () => {
 	it('builds items, saves each as a line, and a rerun builds nothing new', async () => {
 		const result = await cli('crisp', 'build', '--region', 'JP', '--region', 'VN', '--limit', '8', '--chronotopes', '2', '--json');
 		assert.equal(result.code, 0, result.stderr);
-		const summary = parseJson<{built: number; byStatus: Record<string, number>; decisions: Record<string, number>}>(result.stdout);
+		const summary = parseJson<{built: number; trapNorms: number; byStatus: Record<string, number>; decisions: Record<string, number>}>(result.stdout);
 		assert.equal(summary.built, 16);
+		assert.equal(summary.trapNorms, 8, 'taboo KB norms are the ones that set the normative traps');
 		assert.equal(lines(itemsFile).length, 16);
 		const items = lines(itemsFile).map((line) => SituatedItem.parse(JSON.parse(line)));
 		assert.ok(summary.byStatus['kept']! > 0);
@@ -91,44 +97,79 @@ describe('crisp command (offline)', () => {
 		assert.match(unknown.stderr, /Unknown item/);
 	});
 
-	it('evaluates kept items best-of-N, resumes, and reports with CIs per region', async () => {
-		const result = await cli('crisp', 'eval', '--best-of', '3', '--json');
+	it('evaluates kept items, then ranks the saved samples with a reward model, and reports its best-of-N against the oracle ceiling', async () => {
+		const result = await cli('crisp', 'eval', '--best-of', '4', '--json');
 		assert.equal(result.code, 0, result.stderr);
 		const kept = lines(itemsFile).map((line) => SituatedItem.parse(JSON.parse(line))).filter((item) => item.status === 'kept');
-		const summary = parseJson<{evaluated: number; rows: Array<{region: string; items: number; outcome: {mean: number}; outcomeBestOf: {mean: number}; invalidRate: number}>}>(result.stdout);
+		type Row = {selector: string | null; culture: string; items: number; outcome: {mean: number}; random: {mean: number}; bestOf: {mean: number; lo: number; hi: number} | null; oracle: {mean: number}; gap: {mean: number; lo: number; hi: number} | null; invalidRate: number};
+		const summary = parseJson<{evaluated: number; rows: Row[]}>(result.stdout);
 		assert.equal(summary.evaluated, kept.length);
+		assert.ok(summary.rows.every((row) => row.selector === null && row.bestOf === null), 'no reward model, no best-of-N figure');
+		const ranked = await cli('crisp', 'eval', '--best-of', '4', '--reward-model', 'mock', '--json');
+		assert.equal(ranked.code, 0, ranked.stderr);
+		const rankedSummary = parseJson<{evaluated: number; completed: number; usage: {byRole?: unknown; calls: number}; rows: Row[]; calibrations: Array<{selector: string; n: number}>}>(ranked.stdout);
+		assert.deepEqual([rankedSummary.evaluated, rankedSummary.completed], [0, kept.length], 'the saved samples are scored, not sampled again');
 		const evals = lines(evalsFile).map((line) => SituatedEval.parse(JSON.parse(line)));
-		assert.ok(evals.every((evaluation) => evaluation.samples.length === 3));
-		const all = summary.rows.find((row) => row.region === 'all')!;
+		const latest = [...new Map(evals.map((evaluation) => [evaluation.itemId, evaluation])).values()];
+		assert.ok(latest.every((evaluation) => evaluation.samples.length === 4 && evaluation.selectors[0]?.id === 'model:mock'));
+		const all = rankedSummary.rows.find((row) => row.culture === 'all')!;
 		assert.equal(all.items, kept.length);
-		assert.ok(all.outcomeBestOf.mean >= all.outcome.mean, 'best-of-N never does worse than one answer');
+		assert.equal(all.selector, 'model:mock');
+		assert.ok(all.bestOf!.mean > all.random.mean, 'the offline reward model beats a random pick');
+		assert.ok(all.bestOf!.mean <= all.oracle.mean, 'and cannot beat the oracle ceiling');
+		assert.ok(all.gap!.mean > 0 && all.gap!.lo <= all.gap!.mean && all.gap!.mean <= all.gap!.hi, 'the offline reward model is fooled on some items: the gap shows it');
 		assert.ok(all.invalidRate > 0, 'the mock breaks the contract on some samples');
-		const again = await cli('crisp', 'eval', '--best-of', '3', '--json');
-		assert.equal(parseJson<{evaluated: number; skipped: number}>(again.stdout).evaluated, 0);
+		assert.equal(rankedSummary.calibrations[0]!.selector, 'model:mock');
+		const again = await cli('crisp', 'eval', '--best-of', '4', '--reward-model', 'mock', '--json');
+		assert.deepEqual([parseJson<{evaluated: number; completed: number}>(again.stdout).evaluated, parseJson<{completed: number}>(again.stdout).completed], [0, 0]);
 		const report = await cli('crisp', 'report');
 		assert.equal(report.code, 0, report.stderr);
-		assert.match(report.stdout, /OUTCOME@1 \[95% CI\]/);
-		assert.match(report.stdout, /\n\S+\s+JP\s+\d+/);
+		assert.match(report.stdout, /OUTCOME@1 \[95% CI\]\s+RANDOM\s+BoN \(RM PICK\)\s+ORACLE PICK \(CEILING\)\s+GAP/);
+		assert.match(report.stdout, /\nmock\s+model:mock\s+Japan\s+\d+/);
+		assert.match(report.stdout, /model:mock: calibrated on its own \d+ score\(s\)/);
+		const both = await cli('crisp', 'eval', '--reward-model', 'mock', '--reward-endpoint', 'http://127.0.0.1:9/score');
+		assert.equal(both.code, 2);
+		assert.match(both.stderr, /not both/);
 	});
 
-	it('exports preference pairs whose prompt holds only the public question', async () => {
-		const out = path.join(dir, 'pairs.jsonl');
-		const result = await cli('crisp', 'pairs', '--out', out);
-		assert.equal(result.code, 0, result.stderr);
-		const pairs = lines(out).map((line) => JSON.parse(line) as {itemId: string; prompt: Array<{content: string}>; chosen: string; rejected: string; scores: {chosen: {outcome: number}; rejected: {outcome: number}}});
-		assert.ok(pairs.length > 0);
+	it('exports preference pairs TRL, LLaMA-Factory and OpenAI read as intended, with only the public question as prompt', async () => {
 		const items = new Map(lines(itemsFile).map((line) => SituatedItem.parse(JSON.parse(line))).map((item) => [item.id, item]));
-		for (const pair of pairs) {
-			assert.ok(pair.scores.chosen.outcome - pair.scores.rejected.outcome >= 1);
-			const item = items.get(pair.itemId)!;
-			const prompt = pair.prompt.map((message) => message.content).join('\n');
+		const trl = path.join(dir, 'pairs.jsonl');
+		const result = await cli('crisp', 'pairs', '--split', 'any', '--out', trl);
+		assert.equal(result.code, 0, result.stderr);
+		assert.match(result.stderr, /answers by grade 5:\d+ 4:\d+ 3:\d+ 2:\d+ 1:\d+, balanced to at most \d+ per grade/);
+		const rows = lines(trl).map((line) => JSON.parse(line) as Record<string, unknown> & {prompt: Array<{role: string; content: string}>; metadata: {itemId: string; chosen: {outcome: number}; rejected: {outcome: number}}});
+		assert.ok(rows.length > 0);
+		const perItem = new Map<string, number>();
+		for (const row of rows) {
+			assert.deepEqual(maybeExtractPrompt(row), row, 'TRL keeps the prompt');
+			assert.deepEqual(chatTemplateProblems(row), []);
+			assert.ok(row.metadata.chosen.outcome > row.metadata.rejected.outcome);
+			perItem.set(row.metadata.itemId, (perItem.get(row.metadata.itemId) ?? 0) + 1);
+			const item = items.get(row.metadata.itemId)!;
+			const prompt = row.prompt.map((message) => message.content).join('\n');
 			assert.ok(prompt.includes(item.draft!.scenario));
 			assert.ok(!prompt.includes(item.draft!.hiddenExpectedAnswer) && !prompt.includes(item.norm.text));
 		}
+		assert.ok([...perItem.values()].every((n) => n <= 8), 'at most eight pairs per question');
+		const sharegpt = path.join(dir, 'pairs-sharegpt.jsonl');
+		const shared = await cli('crisp', 'pairs', '--split', 'any', '--format', 'sharegpt', '--out', sharegpt);
+		const info = JSON.parse(/dataset_info\.json: (\{.*\})/.exec(shared.stderr)![1]!) as Record<string, {ranking: boolean; columns: Record<string, string>; file_name: string}>;
+		const attr = datasetAttr(Object.values(info)[0]!);
+		assert.equal(Object.values(info)[0]!.file_name, 'pairs-sharegpt.jsonl');
+		const kept = lines(sharegpt).map((line) => llamaFactoryPairwise(JSON.parse(line) as Record<string, unknown>, attr));
+		assert.equal(kept.length, rows.length);
+		assert.ok(kept.every((outcome) => 'kept' in outcome), 'LLaMA-Factory keeps every row');
+		const openai = path.join(dir, 'pairs-openai.jsonl');
+		await cli('crisp', 'pairs', '--split', 'any', '--format', 'openai-dpo', '--out', openai);
+		assert.ok(lines(openai).every((line) => openAiDpoProblems(JSON.parse(line) as Record<string, unknown>).length === 0));
+		const bad = await cli('crisp', 'pairs', '--format', 'dpo');
+		assert.equal(bad.code, 2);
+		assert.match(bad.stderr, /Unknown pair format 'dpo'/);
 	});
 
 	it('exports rejection-sampled SFT: only best-of-N answers at the score floor, prompt without the norm', async () => {
-		const result = await cli('crisp', 'sft');
+		const result = await cli('crisp', 'sft', '--split', 'any');
 		assert.equal(result.code, 0, result.stderr);
 		const examples = result.stdout.trim().split('\n').filter(Boolean).map((line) => JSON.parse(line) as {messages: Array<{role: string; content: string}>; metadata: {outcome: number; normMatch: number; itemId: string}});
 		assert.ok(examples.length > 0);
@@ -141,7 +182,7 @@ describe('crisp command (offline)', () => {
 			assert.ok(!example.messages[1]!.content.includes(items.get(example.metadata.itemId)!.norm.text));
 		}
 		assert.match(result.stderr, /left out: .*outcome below the minimum/);
-		const looser = await cli('crisp', 'sft', '--min-outcome', '4', '--min-match', '0');
+		const looser = await cli('crisp', 'sft', '--split', 'any', '--min-outcome', '4', '--min-match', '0');
 		assert.ok(looser.stdout.trim().split('\n').length > examples.length);
 		const bad = await cli('crisp', 'sft', '--min-match', '3');
 		assert.equal(bad.code, 2);
@@ -152,7 +193,8 @@ describe('crisp command (offline)', () => {
 		const written = await cli('crisp', 'samples', '--out', samplesFile);
 		assert.equal(written.code, 0, written.stderr);
 		const forScoring = lines(samplesFile).map((line) => JSON.parse(line) as {id: string; culture: string; scenario: string; question: string; answer: string});
-		const evals = lines(evalsFile).map((line) => SituatedEval.parse(JSON.parse(line)));
+		// The latest record per item: a reward model's scores were appended as a completed copy.
+		const evals = [...new Map(lines(evalsFile).map((line) => SituatedEval.parse(JSON.parse(line))).map((evaluation) => [evaluation.itemId, evaluation])).values()];
 		const valid = evals.flatMap((evaluation) => evaluation.samples.filter((sample) => sample.answer));
 		assert.equal(forScoring.length, valid.length, 'one line per valid answer');
 		assert.ok(forScoring.every((sample) => sample.scenario && sample.question && sample.answer && !('outcome' in sample)), 'what a reward model reads, and no grades');
@@ -161,16 +203,17 @@ describe('crisp command (offline)', () => {
 		const rewardsFile = path.join(dir, 'rewards.jsonl');
 		const rate = (sign: number) => writeFileSync(rewardsFile, forScoring.map((sample) => JSON.stringify({id: sample.id, reward: sign * outcomeOf.get(sample.id)!})).join('\n'));
 		rate(1);
-		const perfect = parseJson<Array<{rewardModel: {mean: number}; ceiling: {mean: number}; hitsCeiling: number; first: {mean: number}}>>((await cli('crisp', 'bon', '--rewards', rewardsFile, '--json')).stdout)[0]!;
+		const perfect = parseJson<Array<{rewardModel: {mean: number}; oracle: {mean: number}; gap: {mean: number}; hitsCeiling: number; first: {mean: number}}>>((await cli('crisp', 'bon', '--rewards', rewardsFile, '--json')).stdout)[0]!;
 		assert.equal(perfect.hitsCeiling, 1);
-		assert.equal(perfect.rewardModel.mean, perfect.ceiling.mean);
+		assert.equal(perfect.rewardModel.mean, perfect.oracle.mean);
+		assert.equal(perfect.gap.mean, 0);
 		rate(-1);
-		const perverse = parseJson<Array<{rewardModel: {mean: number}; ceiling: {mean: number}; hitsCeiling: number}>>((await cli('crisp', 'bon', '--rewards', rewardsFile, '--json')).stdout)[0]!;
+		const perverse = parseJson<Array<{rewardModel: {mean: number}; oracle: {mean: number}; hitsCeiling: number}>>((await cli('crisp', 'bon', '--rewards', rewardsFile, '--json')).stdout)[0]!;
 		assert.ok(perverse.rewardModel.mean < perfect.rewardModel.mean);
 		const firstOnly = parseJson<Array<{n: number; rewardModel: {mean: number}; first: {mean: number}}>>((await cli('crisp', 'bon', '--rewards', rewardsFile, '--n', '1', '--json')).stdout)[0]!;
 		assert.equal(firstOnly.n, 1);
 		const table = await cli('crisp', 'bon', '--rewards', rewardsFile);
-		assert.match(table.stdout, /REWARD MODEL\s+JUDGE\s+CEILING/);
+		assert.match(table.stdout, /REWARD MODEL\s+ORACLE PICK \(CEILING\)\s+GAP/);
 		writeFileSync(rewardsFile, `${JSON.stringify({id: forScoring[0]!.id, reward: 1})}\n{"id": "x"}\n`);
 		const bad = await cli('crisp', 'bon', '--rewards', rewardsFile);
 		assert.equal(bad.code, 2);
@@ -208,6 +251,75 @@ describe('crisp command (offline)', () => {
 		const empty = await runCli(['crisp', 'eval'], {cwd: tempDir(), env: {CULTURECONVERSE_HOME: path.join(dir, 'home')}});
 		assert.equal(empty.code, 2);
 		assert.match(empty.stderr, /crisp build/);
+	});
+});
+
+describe('crisp with cultures outside the ten regions (offline)', () => {
+	const dir = tempDir('cc-crisp-cult-');
+	const cli = (...argv: string[]) => runCli(argv, {cwd: dir, env: {CULTURECONVERSE_HOME: path.join(dir, 'home')}});
+	const normsFile = path.join(dir, 'sessions', 'crisp', 'norms.jsonl');
+
+	it('extracts one norm per FORK row with the generator role, of every country, and a rerun asks nothing again', async () => {
+		const result = await cli('crisp', 'norms', 'extract', '--from', path.join(FIXTURES, 'fork', 'sample.csv'), '--format', 'fork', '--json');
+		assert.equal(result.code, 0, result.stderr);
+		const summary = parseJson<{rows: number; extracted: number; rejected: number; cultures: Record<string, number>; usage: {calls: number}}>(result.stdout);
+		assert.deepEqual([summary.rows, summary.extracted, summary.rejected, summary.usage.calls], [6, 6, 0, 6]);
+		const norms = lines(normsFile).map((line) => Norm.parse(JSON.parse(line)));
+		const usa = norms.find((norm) => norm.culture === 'USA')!;
+		assert.deepEqual([usa.country, usa.region], ['US', null]);
+		assert.match(usa.text, /^\[mock\] In USA, .*ask the server/, 'the keyed answer, as a sentence');
+		assert.ok(norms.every((norm) => norm.source.startsWith('FORK t-00')));
+		const again = parseJson<{extracted: number; skipped: number; usage: {calls: number}}>((await cli('crisp', 'norms', 'extract', '--from', path.join(FIXTURES, 'fork', 'sample.csv'), '--format', 'fork', '--json')).stdout);
+		assert.deepEqual([again.extracted, again.skipped, again.usage.calls], [0, 6, 0]);
+	});
+
+	it('records rows without a norm as rejected, with line and reason, and adopts full norms as written', async () => {
+		const source = path.join(dir, 'mine.jsonl');
+		const german: Norm = {id: 'norm.de-gift', culture: 'Germany', country: 'DE', region: null, identities: [], text: 'A gift handed over at a farewell is opened at once, in front of everyone.', type: 'prescriptive', category: 'gift_giving', source: 'mine'};
+		writeFileSync(source, [JSON.stringify(german), '{"culture": "Germany", "text": "People arrive on time for appointments, even informal ones."}', '{"culture": "Germany", "text": "Berlin is the capital [no norm]."}', '{"culture": "Germany"}'].join('\n'));
+		const out = path.join(dir, 'german.jsonl');
+		const result = await cli('crisp', 'norms', 'extract', '--from', source, '--format', 'jsonl', '--out', out);
+		assert.equal(result.code, 0, result.stderr);
+		assert.match(result.stderr, /rejected mine\.jsonl line 3 .*found no norm/);
+		assert.match(result.stderr, /rejected mine\.jsonl line 4 .*no "text"/);
+		assert.deepEqual(lines(out).map((line) => Norm.parse(JSON.parse(line)).id).length, 2);
+		const rejected = lines(out.replace(/\.jsonl$/, '.rejected.jsonl')).map((line) => RejectedRow.parse(JSON.parse(line)));
+		assert.deepEqual(rejected.map((row) => [row.line, row.byModel]).sort(), [[3, true], [4, false]]);
+		const wrong = await cli('crisp', 'norms', 'extract', '--from', source, '--format', 'fork');
+		assert.equal(wrong.code, 2);
+		assert.match(wrong.stderr, /not a fork file: missing column/);
+	});
+
+	it('builds, evaluates and reports items of a culture outside the ten regions (USA, Germany)', async () => {
+		const german = path.join(dir, 'german.jsonl');
+		writeFileSync(normsFile, readFileSync(normsFile, 'utf8') + readFileSync(german, 'utf8'));
+		const listed = parseJson<Array<{culture: string}>>((await cli('crisp', 'norms', '--norms', normsFile, '--culture', 'us', '--culture', 'DE', '--json')).stdout);
+		assert.deepEqual([...new Set(listed.map((norm) => norm.culture))].sort(), ['Germany', 'USA']);
+		const built = await cli('crisp', 'build', '--norms', normsFile, '--culture', 'United States', '--culture', 'germany', '--chronotopes', '2', '--json');
+		assert.equal(built.code, 0, built.stderr);
+		assert.equal(parseJson<{trapNorms: number}>(built.stdout).trapNorms, 0, 'no taboo KB norms here');
+		const items = lines(path.join(dir, 'sessions', 'crisp', 'items.jsonl')).map((line) => SituatedItem.parse(JSON.parse(line)));
+		assert.deepEqual([...new Set(items.map((item) => item.culture))].sort(), ['Germany', 'USA']);
+		assert.ok(items.every((item) => item.chronotope.tension && item.chronotope.activation && item.chronotope.difference));
+		const evaluated = await cli('crisp', 'eval', '--best-of', '4', '--reward-model', 'mock', '--json');
+		assert.equal(evaluated.code, 0, evaluated.stderr);
+		const report = await cli('crisp', 'report', '--culture', 'DE', '--json');
+		const rows = parseJson<{rows: Array<{culture: string; items: number; bestOf: unknown}>}>(report.stdout).rows;
+		assert.deepEqual(rows.map((row) => row.culture), ['all', 'Germany']);
+		assert.ok(rows.every((row) => row.bestOf !== null));
+		const text = await cli('crisp', 'report');
+		assert.match(text.stdout, /\nmock\s+model:mock\s+USA\s+\d+/);
+	});
+
+	it('on the real FORK file keeps every row that states a norm, USA and India included', {skip: existsSync(REAL_FORK) ? false : `needs ${REAL_FORK}`}, async () => {
+		const out = path.join(dir, 'fork-norms.jsonl');
+		const result = await cli('crisp', 'norms', 'extract', '--from', REAL_FORK, '--format', 'fork', '--out', out, '--json');
+		assert.equal(result.code, 0, result.stderr);
+		const summary = parseJson<{rows: number; extracted: number; rejected: number; cultures: Record<string, number>}>(result.stdout);
+		assert.deepEqual([summary.rows, summary.extracted, summary.rejected], [184, 184, 0]);
+		assert.equal(summary.cultures['USA'], 58);
+		assert.equal(summary.cultures['India'], 17);
+		assert.equal(summary.cultures['China'], 66);
 	});
 });
 

@@ -2,9 +2,8 @@ import {existsSync} from 'node:fs';
 import {resumeEpisode, startEpisode} from '../app/episodes.js';
 import type {Runtime} from '../app/runtime.js';
 import type {BatchItem, BatchManifest} from '../domain/batch.js';
-import {setMaxListeners} from 'node:events';
-import type {CallRecord, ModelRole, Session} from '../domain/session.js';
-import {type FailureKind, SETUP_FAILURES} from '../llm/types.js';
+import type {CallRecord, Session} from '../domain/session.js';
+import {SetupBreaker, type SetupStop} from '../llm/breaker.js';
 import type {Seed} from '../domain/seed.js';
 import type {EpisodeOptions} from '../episode/createSession.js';
 import type {EpisodeEngine} from '../episode/engine.js';
@@ -43,8 +42,8 @@ export type RunBatchInput = {
 	readonly stopAfter?: number;
 };
 
-/** Why a batch stopped early: the same set-up failure hit `count` items in a row. */
-export type BatchStop = {readonly kind: string; readonly role: ModelRole; readonly count: number; readonly message: string; readonly sessionId: string};
+/** Why a batch stopped early: the same set-up failure hit `count` items in a row (`id` is the last session). */
+export type BatchStop = SetupStop;
 
 export type RunBatchResult = {
 	readonly manifest: BatchManifest;
@@ -71,30 +70,11 @@ export function itemsToRun(manifest: BatchManifest, retryErrors: boolean): numbe
 export async function runBatch(input: RunBatchInput): Promise<RunBatchResult> {
 	const {runtime, store} = input;
 	// The user's Ctrl-C, or the batch's own stop after repeated set-up failures.
-	const halt = new AbortController();
-	setMaxListeners(0, halt.signal);
-	const forward = () => halt.abort(input.signal?.reason);
-	if (input.signal?.aborted) forward();
-	input.signal?.addEventListener('abort', forward, {once: true});
-	const signal = halt.signal;
-	const stopAfter = input.stopAfter ?? 3;
-	let streak: {signature: string; count: number} | null = null;
-	let stopped: BatchStop | null = null;
+	const breaker = new SetupBreaker(input.stopAfter ?? 3, input.signal);
+	const signal = breaker.signal;
 	const judgeStop = (session: Session) => {
-		if (session.status === 'completed') streak = null;
-		if (session.status !== 'error' || stopAfter === 0) return;
-		const kind = session.error?.kind;
-		const role = session.error?.role;
-		if (!kind || !role || !SETUP_FAILURES.has(kind as FailureKind)) {
-			streak = null;
-			return;
-		}
-		const signature = `${role}|${kind}`;
-		streak = streak?.signature === signature ? {signature, count: streak.count + 1} : {signature, count: 1};
-		if (streak.count >= stopAfter && !stopped) {
-			stopped = {kind, role, count: streak.count, message: session.error!.message, sessionId: session.id};
-			halt.abort(new Error('stopped after repeated set-up failures'));
-		}
+		if (session.status === 'completed') breaker.success();
+		else if (session.status === 'error') breaker.failure({kind: session.error?.kind, role: session.error?.role, message: session.error?.message ?? '', id: session.id});
 	};
 	const manifest = input.manifest;
 	const now = input.now ?? (() => new Date());
@@ -158,10 +138,10 @@ export async function runBatch(input: RunBatchInput): Promise<RunBatchResult> {
 		await eachLimited(todo, input.parallel, signal, runItem);
 		await saving;
 	} finally {
-		input.signal?.removeEventListener('abort', forward);
+		breaker.dispose();
 	}
 	const unfinished = manifest.items.some((item) => item.status !== 'completed' && item.status !== 'error');
-	return {manifest, interrupted: Boolean(input.signal?.aborted) && unfinished, calls, stopped};
+	return {manifest, interrupted: Boolean(input.signal?.aborted) && unfinished, calls, stopped: breaker.stopped};
 }
 
 function fromSession(session: Session): Partial<BatchItem> {

@@ -1,67 +1,77 @@
-import path from 'node:path';
 import chalk from 'chalk';
-import {createRuntime, runtimeFlags} from '../app/runtime.js';
+import {runtimeFlags} from '../app/runtime.js';
 import {registerSchema} from '../domain/registry.js';
-import type {CallRecord} from '../domain/session.js';
-import {Norm, SituatedEval, SituatedItem, isKept} from '../domain/situated.js';
-import {resolveKbLocation} from '../kb/knowledgeBase.js';
-import {loadKbSources} from '../kb/sources.js';
+import {Norm, RejectedRow, SituatedEval, SituatedItem, isKept} from '../domain/situated.js';
 import {summarizeCalls} from '../llm/usage.js';
-import {buildTally, evalLine, formatItem, itemLine, reportTable} from '../present/situated.js';
+import {buildTally, evalLine, formatItem, itemLine, reportText} from '../present/situated.js';
 import {formatUsage} from '../present/text.js';
-import type {CallContext} from '../situated/agents.js';
+import {DEFAULT_LAMBDA} from '../situated/calibrate.js';
+import {normSplit} from '../situated/cultures.js';
 import {jsonlAppender} from '../situated/jsonl.js';
-import {cultureLine, dedupe, normFromTaboo, normIdentityProblems, readNormFile} from '../situated/norms.js';
+import {cultureLine} from '../situated/norms.js';
 import {DEFAULT_MAX_ROUNDS} from '../situated/refine.js';
 import {buildItems, evaluateItems} from '../situated/run.js';
 import {summarizeEvals} from '../situated/summary.js';
-import {DataError, ExitCode, UserError} from '../util/errors.js';
+import {ExitCode, UserError} from '../util/errors.js';
 import {unknownMessage} from '../util/suggest.js';
-import {renderTable} from '../util/table.js';
 import {bestOfN, calibrateRewards, pairs, samples, sft} from './crispData.js';
-import {files, readEvals, readItems, regions, spread} from './crispFiles.js';
+import {cultureFilter, files, readEvals, readItems, splitFlag, spreadNorms} from './crispFiles.js';
+import {extract, listNorms, selectNorms, trapNote} from './crispNorms.js';
+import {callContext, groundingSource, reportStop, rewardSelector} from './crispRuntime.js';
 import {wholeFlag} from './flagValues.js';
-import {type Command, type CommandContext, write, writeJson} from './types.js';
+import {type Command, type CommandContext, type Flags, write, writeJson} from './types.js';
 
-registerSchema('norm', Norm, 'a cultural norm for situated items (crisp build --norms FILE takes JSONL of these)');
+registerSchema('norm', Norm, 'a cultural norm for situated items (crisp build --norms FILE takes JSONL of these; crisp norms extract writes them)');
+registerSchema('norm-rejected-row', RejectedRow, 'a source row crisp norms extract could not turn into a norm (<out>.rejected.jsonl)');
 registerSchema('situated-item', SituatedItem, 'one built situated decision item with its refinement rounds (crisp build)');
-registerSchema('situated-eval', SituatedEval, 'one evaluated situated item: sampled answers, scores, best-of-N choice (crisp eval)');
+registerSchema('situated-eval', SituatedEval, 'one evaluated situated item: sampled answers, grades, grounding, reward-model scores (crisp eval)');
 
 const SUBCOMMANDS = ['norms', 'build', 'show', 'eval', 'report', 'pairs', 'sft', 'samples', 'bon', 'calibrate'] as const;
 
 export const crispCommand: Command = {
 	name: 'crisp',
-	summary: 'Situated decision items (CRISP): norms → settings → refined questions; eval with outcome and norm match, best-of-N, pairs',
+	summary: 'Situated decision items (CRISP): norms → settings → refined questions; eval with outcome, norm match, a reward model\'s best-of-N; trainer-ready pairs',
 	usage: [
-		'crisp norms [--region R] [--norms FILE] [--limit N] [--json]',
-		'crisp build [--region R] [--norms FILE] [--norm ID]... [--limit N] [--chronotopes K] [--max-rounds R] [--parallel P] [--items FILE] [--json]',
+		'crisp norms [--region R] [--culture C] [--norms FILE] [--limit N] [--json]',
+		'crisp norms extract --from FILE --format fork|normad|culturalbench|jsonl [--out FILE] [--limit N] [--parallel P] [--json]',
+		'crisp build [--region R] [--culture C] [--norms FILE] [--norm ID]... [--split S] [--limit N] [--chronotopes K] [--max-rounds R] [--parallel P] [--items FILE] [--json]',
 		'crisp show <item-id> [--items FILE] [--json]',
-		'crisp eval [--region R] [--limit N] [--best-of N] [--lambda X] [--parallel P] [--items FILE] [--evals FILE] [--json]',
-		'crisp report [--evals FILE] [--json]',
-		'crisp pairs [--min-margin M] [--items FILE] [--evals FILE] [--out FILE]',
-		'crisp sft [--min-outcome 5] [--min-match 2] [--items FILE] [--evals FILE] [--out FILE]',
+		'crisp eval [--region R] [--culture C] [--split S] [--limit N] [--best-of N] [--reward-model MODEL | --reward-endpoint URL] [--ngs judge|MODEL|none|URL] [--lambda X] [--parallel P] [--items FILE] [--evals FILE] [--json]',
+		'crisp report [--region R] [--culture C] [--lambda X] [--evals FILE] [--json]',
+		'crisp pairs [--format trl|openai-dpo|sharegpt] [--min-margin M] [--max-pairs-per-item 8] [--no-balance] [--split train|validation|test|any] [--items FILE] [--evals FILE] [--out FILE]',
+		'crisp sft [--min-outcome 5] [--min-match 2] [--split S] [--items FILE] [--evals FILE] [--out FILE]',
 		'crisp samples [--items FILE] [--evals FILE] [--out FILE]      every valid answer, for an external reward model to score',
-		'crisp bon --rewards FILE [--n N] [--json]                       best-of-N with those scores: how good is the reward model\'s pick?',
+		"crisp bon --rewards FILE [--n N] [--json]                       best-of-N with those scores: how good is the reward model's pick?",
 		'crisp calibrate --rewards FILE [--json]',
 	].join('\n    $ cultureconverse '),
 	flags: {
-		region: {type: 'string', isMultiple: true, description: 'Only norms / items of this region (repeatable)'},
-		norms: {type: 'string', description: 'Norms from this file (JSONL of `schema norm`, or FORK csv/jsonl) instead of the taboo KB'},
+		region: {type: 'string', isMultiple: true, description: 'Only norms / items of this persona region (repeatable)'},
+		culture: {type: 'string', isMultiple: true, description: 'Only norms / items of this culture: a label ("Germany") or ISO code ("DE"), any case (repeatable)'},
+		norms: {type: 'string', description: 'Norms from this JSONL file (`schema norm`; `crisp norms extract` writes one) instead of the taboo KB'},
 		norm: {type: 'string', isMultiple: true, description: 'Only this norm id (repeatable)'},
-		limit: {type: 'number', description: 'At most this many norms (build) or items (eval), a stable spread over regions'},
+		from: {type: 'string', description: 'norms extract: the data set file to read (CSV or JSONL)'},
+		format: {type: 'string', description: 'norms extract: fork, normad, culturalbench or jsonl; pairs: trl (default), openai-dpo or sharegpt'},
+		split: {type: 'string', description: 'train, validation, test or any: the norm split (a stable hash of the norm id); pairs and sft default to train, the rest to any'},
+		limit: {type: 'number', description: 'At most this many norms (build), items (eval) or rows (norms extract), a stable spread over cultures'},
 		chronotopes: {type: 'number', description: 'Settings, and so items, per norm (default 3, as in the paper)'},
 		maxRounds: {type: 'number', description: `Verification rounds before an item is discarded (default ${DEFAULT_MAX_ROUNDS})`},
-		bestOf: {type: 'number', description: 'eval: answers sampled per item; the highest reward is the best-of-N pick (default 1)'},
-		lambda: {type: 'number', description: 'eval: weight of norm grounding in the reward, r = σ(outcome) + λ·match/2 (default 0.5)'},
-		parallel: {type: 'number', description: 'Norms (build) or items (eval) in flight at once (default 4)'},
+		bestOf: {type: 'number', description: 'eval: answers sampled per item (default 1)'},
+		rewardModel: {type: 'string', description: 'eval: a chat model used as the reward model that picks best-of-N (reached like the judge; "mock" offline). It reads culture, scenario, question and answer only'},
+		rewardEndpoint: {type: 'string', description: 'eval: a reward service URL: POST {culture, scenario, question, answer, reasoning} → {reward}'},
+		ngs: {type: 'string', description: 'eval: norm grounding r_NGS from "judge" (default, a judge-role call), a model name (that call on another model), "none", or a classifier URL: POST {culture, norm, scenario, question, answer, reasoning} → {probability}'},
+		lambda: {type: 'number', description: `eval, report: weight of norm grounding in r_total = σ(calibrated reward) + λ·r_NGS (default ${DEFAULT_LAMBDA}; the paper finds 0.1-0.2 best)`},
+		parallel: {type: 'number', description: 'Norms (build), items (eval) or rows (norms extract) in flight at once (default 4)'},
+		stopAfter: {type: 'number', description: 'Stop after this many norms, items or rows in a row fail the same way with a set-up error (bad key, no quota, unknown model); 0 never stops (default 3)'},
 		items: {type: 'string', description: 'Items file (default <sessions>/crisp/items.jsonl)'},
 		evals: {type: 'string', description: 'Evaluations file (default <sessions>/crisp/evals.jsonl)'},
-		minMargin: {type: 'number', description: 'pairs: fewest outcome points between chosen and rejected (default 1)'},
-		minOutcome: {type: 'number', description: 'sft: lowest outcome score (1-5) of the best-of-N answer kept (default 5)'},
-		minMatch: {type: 'number', description: 'sft: lowest norm match (0-2) of the best-of-N answer kept (default 2)'},
+		minMargin: {type: 'number', description: 'pairs: fewest outcome points between chosen and rejected (default 1: any different grades)'},
+		maxPairsPerItem: {type: 'number', description: 'pairs: at most this many pairs per question, drawn uniformly (default 8, as in the paper)'},
+		balance: {type: 'boolean', default: true, description: 'pairs: balance the answer pool across outcome grades before pairing (--no-balance to keep every answer)'},
+		minOutcome: {type: 'number', description: 'sft: lowest outcome score (1-5) of the best-graded answer kept (default 5)'},
+		minMatch: {type: 'number', description: 'sft: lowest norm match (0-2) of the best-graded answer kept (default 2)'},
 		rewards: {type: 'string', description: 'bon: JSONL of {"id", "reward"} for the ids of `crisp samples`; calibrate: raw rewards, one number per line (or JSONL with a "reward" field)'},
 		n: {type: 'number', description: 'bon: only the first N samples of each item (default all)'},
-		out: {type: 'string', description: 'pairs, sft, samples: write the JSONL here (atomically) instead of stdout'},
+		out: {type: 'string', description: 'norms extract: the norms file (default <sessions>/crisp/norms.jsonl); pairs, sft, samples: write the JSONL here (atomically) instead of stdout'},
 		json: {type: 'boolean', description: 'Print JSON'},
 		...runtimeFlags,
 	},
@@ -70,6 +80,8 @@ export const crispCommand: Command = {
 		if (sub === undefined) throw new UserError(`Usage: cultureconverse crisp ${SUBCOMMANDS.join('|')} ... (see cultureconverse crisp --help)`);
 		switch (sub) {
 			case 'norms':
+				if (context.args[1] === 'extract') return extract(context);
+				if (context.args[1] !== undefined) throw new UserError(unknownMessage('crisp norms subcommand', context.args[1], ['extract']));
 				return listNorms(context);
 			case 'build':
 				return build(context);
@@ -95,52 +107,25 @@ export const crispCommand: Command = {
 	},
 };
 
-function selectNorms({flags, io, universe}: CommandContext): Norm[] {
-	const file = typeof flags['norms'] === 'string' ? path.resolve(io.cwd, flags['norms']) : null;
-	const all = file ? readNormFile(file) : dedupe(loadKbSources(resolveKbLocation({env: io.env, cwd: io.cwd}), {universe: universe()}).taboo.map(({entry}) => normFromTaboo(entry)));
-	if (file) {
-		const problems = normIdentityProblems(all, universe());
-		if (problems.length > 0) throw new DataError(path.basename(file), problems.slice(0, 20));
-	}
-	const wanted = regions(flags);
-	const ids = (flags['norm'] as string[] | undefined) ?? [];
-	for (const id of ids) if (!all.some((norm) => norm.id === id)) throw new UserError(unknownMessage('norm', id, all.map((norm) => norm.id)));
-	let chosen = all.filter((norm) => (!wanted || wanted.has(norm.region)) && (ids.length === 0 || ids.includes(norm.id)));
-	if (flags['limit'] !== undefined) chosen = spread(chosen, (norm) => norm.id, (norm) => norm.region).slice(0, wholeFlag(flags, 'limit', {min: 1}, 0));
-	return chosen;
-}
-
-function listNorms(context: CommandContext): number {
-	const norms = selectNorms(context);
-	if (context.flags['json']) writeJson(context.io, norms);
-	else {
-		write(context.io, renderTable(norms, [{header: 'ID', value: (norm) => norm.id}, {header: 'REGION', value: (norm) => norm.region}, {header: 'TYPE', value: (norm) => norm.type}, {header: 'NORM', value: (norm) => norm.text, max: 90}]));
-		context.io.stderr.write(`${norms.length} norm(s).\n`);
-	}
-	return ExitCode.ok;
-}
-
-function callContext(context: CommandContext) {
-	const runtime = createRuntime({flags: context.flags, io: context.io, universe: context.universe()});
-	if (runtime.settings.offline && !context.flags['json']) context.io.stderr.write(chalk.yellow('Offline mock provider: no model endpoint is configured (set OPENAI_BASE_URL / OPENAI_API_KEY). Items and scores are deterministic filler marked [mock], not a measurement.\n'));
-	const call: CallContext = {gateway: runtime.gateway, signal: context.io.signal};
-	// Every finished or failed call of this run, for the spend line at the end.
-	const calls: CallRecord[] = [];
-	runtime.gateway.onEvent((event) => {
-		if (event.type === 'call_done' || event.type === 'call_failed') calls.push(event.call);
-	});
-	return {runtime, call, calls, parallel: wholeFlag(context.flags, 'parallel', {min: 1, max: 256}, 4)};
-}
+const lambdaOf = (flags: Flags) => {
+	const lambda = flags['lambda'] ?? DEFAULT_LAMBDA;
+	if (typeof lambda !== 'number' || lambda < 0 || lambda > 10) throw new UserError(`--lambda must be a number from 0 to 10, got ${String(flags['lambda'])}.`);
+	return lambda;
+};
 
 async function build(context: CommandContext): Promise<number> {
 	const {flags, io} = context;
-	const norms = selectNorms(context);
+	const split = splitFlag(flags, 'any');
+	const selection = selectNorms(context);
+	const norms = split === 'any' ? selection.norms : selection.norms.filter((norm) => normSplit(norm.id) === split);
 	if (norms.length === 0) throw new UserError('No norm matches these flags (see `cultureconverse crisp norms`).');
+	const trapNorms = norms.filter(selection.isTrap).length;
 	const chronotopes = wholeFlag(flags, 'chronotopes', {min: 1, max: 10}, 3);
 	const maxRounds = wholeFlag(flags, 'maxRounds', {min: 1, max: 20}, DEFAULT_MAX_ROUNDS);
 	const {items: file} = files(flags, io);
-	const existing = readItems(file, io);
-	const {runtime, call, calls, parallel} = callContext(context);
+	const existing = readItems(file, io, context.universe());
+	const {runtime, call, calls, breaker, parallel} = await callContext(context, ['generator', 'validator']);
+	if (trapNorms > 0 && !flags['json']) io.stderr.write(chalk.yellow(`${trapNote(trapNorms, norms.length)}\n`));
 	const appender = jsonlAppender(file);
 	const result = await buildItems({
 		norms,
@@ -154,9 +139,10 @@ async function build(context: CommandContext): Promise<number> {
 		},
 		context: call,
 		refine: {maxRounds},
+		breaker,
 	});
 	const tally = buildTally(result.built);
-	const summary = {file, norms: norms.length, built: result.built.length, skipped: result.skipped, ...tally, normErrors: result.normErrors, usage: summarizeCalls(calls), interrupted: Boolean(io.signal?.aborted)};
+	const summary = {file, norms: norms.length, trapNorms, built: result.built.length, skipped: result.skipped, ...tally, normErrors: result.normErrors, usage: summarizeCalls(calls), interrupted: Boolean(io.signal?.aborted), stopped: result.stopped};
 	if (flags['json']) writeJson(io, summary);
 	else {
 		for (const failure of result.normErrors) io.stderr.write(chalk.red(`norm ${failure.normId}: no settings (${failure.error})\n`));
@@ -164,18 +150,20 @@ async function build(context: CommandContext): Promise<number> {
 		const routes = Object.entries(tally.decisions).map(([decision, n]) => `${decision} ${n}`).join(', ');
 		write(io, `Built ${result.built.length} item(s) from ${norms.length} norm(s): ${statuses}${result.skipped ? `; ${result.skipped} already in the file` : ''}.`);
 		if (routes) write(io, `Router decisions: ${routes}${tally.meanRoundsKept !== null ? `; kept items took ${tally.meanRoundsKept.toFixed(1)} round(s) on average` : ''}.`);
+		if (trapNorms > 0) write(io, `${trapNorms} of the norms are taboo KB entries that also set CultureConverse's normative traps (see the note above).`);
 		write(io, `Spent: ${formatUsage(calls)}`);
 		write(io, `Items: ${file}${summary.interrupted ? ' (interrupted: run the same command again to continue)' : ''}`);
 	}
+	if (reportStop(io, runtime, breaker, 'norms or items')) return ExitCode.badInput;
 	if (summary.interrupted) return ExitCode.interrupted;
 	return result.normErrors.length > 0 || (tally.byStatus['failed'] ?? 0) > 0 ? ExitCode.episodeError : ExitCode.ok;
 }
 
-function show({args, flags, io}: CommandContext): number {
+function show({args, flags, io, universe}: CommandContext): number {
 	const id = args[1];
 	if (!id) throw new UserError('Usage: cultureconverse crisp show <item-id> [--items FILE]');
 	const {items: file} = files(flags, io);
-	const items = readItems(file, io);
+	const items = readItems(file, io, universe());
 	const item = items.find((candidate) => candidate.id === id);
 	if (!item) throw new UserError(unknownMessage('item', id, items.map((candidate) => candidate.id), items.length === 0 ? `${file} holds no items yet: run \`cultureconverse crisp build\`.` : undefined));
 	if (flags['json']) writeJson(io, item);
@@ -185,42 +173,51 @@ function show({args, flags, io}: CommandContext): number {
 
 async function evaluate(context: CommandContext): Promise<number> {
 	const {flags, io} = context;
+	const universe = context.universe();
 	const {items: itemsFile, evals: evalsFile} = files(flags, io);
-	const wanted = regions(flags);
-	let items = readItems(itemsFile, io).filter(isKept).filter((item) => !wanted || wanted.has(item.norm.region));
-	if (items.length === 0) throw new UserError(`No kept item to evaluate in ${itemsFile}${wanted ? ' for these regions' : ''}: run \`cultureconverse crisp build\` first.`);
-	if (flags['limit'] !== undefined) items = spread(items, (item) => item.id, (item) => item.norm.region).slice(0, wholeFlag(flags, 'limit', {min: 1}, 0));
+	const matches = cultureFilter(flags);
+	const split = splitFlag(flags, 'any');
+	let items = readItems(itemsFile, io, universe)
+		.filter(isKept)
+		.filter((item) => (!matches || matches(item.norm)) && (split === 'any' || normSplit(item.norm.id) === split));
+	if (items.length === 0) throw new UserError(`No kept item to evaluate in ${itemsFile}${matches || split !== 'any' ? ' for these flags' : ''}: run \`cultureconverse crisp build\` first.`);
+	if (flags['limit'] !== undefined) items = spreadNorms(items, (item) => item.id, (item) => item.norm).slice(0, wholeFlag(flags, 'limit', {min: 1}, 0));
 	const bestOf = wholeFlag(flags, 'bestOf', {min: 1, max: 64}, 1);
-	const lambda = flags['lambda'] ?? 0.5;
-	if (typeof lambda !== 'number' || lambda < 0 || lambda > 10) throw new UserError(`--lambda must be a number from 0 to 10, got ${String(flags['lambda'])}.`);
-	const {runtime, call, calls, parallel} = callContext(context);
+	const lambda = lambdaOf(flags);
+	const selector = rewardSelector(context);
+	const {runtime, call, calls, breaker, parallel} = await callContext(context, ['assistant', 'judge']);
+	const grounding = groundingSource(context, runtime.gateway.settings('judge').model);
 	const policyModel = runtime.gateway.settings('assistant').model;
-	const done = new Set(readEvals(evalsFile, io).filter((evaluation) => evaluation.policyModel === policyModel && evaluation.samples.length >= bestOf).map((evaluation) => evaluation.itemId));
+	const existing = new Map(readEvals(evalsFile, io, universe).filter((evaluation) => evaluation.policyModel === policyModel).map((evaluation) => [evaluation.itemId, evaluation]));
 	const appender = jsonlAppender(evalsFile);
 	const save = (evaluation: SituatedEval) => {
 		appender.append(evaluation);
-		if (!flags['json']) io.stderr.write(`${evalLine(evaluation)}\n`);
+		if (!flags['json']) io.stderr.write(`${evalLine(evaluation, selector?.id ?? null)}\n`);
 	};
-	const result = await evaluateItems({items, parallel, done, save, context: call, options: {bestOf, lambda}});
+	const result = await evaluateItems({items, parallel, existing, save, context: call, options: {bestOf, selector, grounding}, breaker});
 	const chosenIds = new Set(items.map((item) => item.id));
-	const rows = summarizeEvals(readEvals(evalsFile, io).filter((evaluation) => evaluation.policyModel === policyModel && chosenIds.has(evaluation.itemId)));
+	const report = summarizeEvals(readEvals(evalsFile, io, universe).filter((evaluation) => evaluation.policyModel === policyModel && chosenIds.has(evaluation.itemId)), {lambda});
 	const interrupted = Boolean(io.signal?.aborted);
-	if (flags['json']) writeJson(io, {evals: evalsFile, evaluated: result.evaluated.length, skipped: result.skipped, errors: result.errors, rows, usage: summarizeCalls(calls), interrupted});
+	if (flags['json']) writeJson(io, {evals: evalsFile, evaluated: result.evaluated.length, completed: result.completed.length, skipped: result.skipped, errors: result.errors, selector: selector?.id ?? null, grounding: grounding?.id ?? null, ...report, usage: summarizeCalls(calls), interrupted, stopped: result.stopped});
 	else {
 		for (const failure of result.errors) io.stderr.write(chalk.red(`${failure.itemId}: ${failure.error}\n`));
-		write(io, reportTable(rows));
-		write(io, `Evaluated ${result.evaluated.length} item(s) with ${policyModel} (best of ${bestOf})${result.skipped ? `; ${result.skipped} already evaluated` : ''}. Spent: ${formatUsage(calls)}. Evaluations: ${evalsFile}`);
+		write(io, reportText(report));
+		const completed = result.completed.length ? `; ${result.completed.length} saved evaluation(s) completed (${selector ? `scores of ${selector.id}` : 'grounding'})` : '';
+		write(io, `Evaluated ${result.evaluated.length} item(s) with ${policyModel} (best of ${bestOf}${selector ? `, ranked by ${selector.id}` : ', no reward model: give --reward-model or --reward-endpoint for best-of-N'})${completed}${result.skipped ? `; ${result.skipped} already evaluated` : ''}. Spent: ${formatUsage(calls)}. Evaluations: ${evalsFile}`);
 	}
+	if (reportStop(io, runtime, breaker, 'items')) return ExitCode.badInput;
 	if (interrupted) return ExitCode.interrupted;
 	return result.errors.length > 0 ? ExitCode.episodeError : ExitCode.ok;
 }
 
-function report({flags, io}: CommandContext): number {
+function report(context: CommandContext): number {
+	const {flags, io} = context;
 	const {evals: file} = files(flags, io);
-	const evals = readEvals(file, io);
-	if (evals.length === 0) throw new UserError(`No evaluation in ${file}: run \`cultureconverse crisp eval\` first.`);
-	const rows = summarizeEvals(evals);
-	if (flags['json']) writeJson(io, rows);
-	else write(io, reportTable(rows));
+	const matches = cultureFilter(flags);
+	const evals = readEvals(file, io, context.universe()).filter((evaluation) => !matches || matches(evaluation));
+	if (evals.length === 0) throw new UserError(`No evaluation in ${file}${matches ? ' for these flags' : ''}: run \`cultureconverse crisp eval\` first.`);
+	const summary = summarizeEvals(evals, {lambda: lambdaOf(flags)});
+	if (flags['json']) writeJson(io, summary);
+	else write(io, reportText(summary));
 	return ExitCode.ok;
 }

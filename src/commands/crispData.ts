@@ -1,55 +1,87 @@
 import {readFileSync} from 'node:fs';
 import path from 'node:path';
 import type {SituatedEval, SituatedItem} from '../domain/situated.js';
+import {formatPair, llamaFactoryDatasetInfo} from '../export/pairFormats.js';
 import {fixed, percent, withInterval} from '../present/numbers.js';
 import {calibrate, fitCalibration} from '../situated/calibrate.js';
-import {situatedPair, situatedSft} from '../situated/pairs.js';
+import {buildSituatedPairs, situatedSft} from '../situated/pairs.js';
 import {rewardBestOfN, sampleId, samplesForScoring} from '../situated/rewardBoN.js';
 import {writeFileAtomic} from '../util/atomicWrite.js';
 import {DataError, ExitCode, UserError} from '../util/errors.js';
 import {renderTable} from '../util/table.js';
-import {files, readEvals, readItems} from './crispFiles.js';
-import {wholeFlag} from './flagValues.js';
-import {type CommandContext, write, writeJson} from './types.js';
+import {files, readEvals, readItems, splitFlag} from './crispFiles.js';
+import {pairFormat, wholeFlag} from './flagValues.js';
+import {type CommandContext, type Flags, type IO, write, writeJson} from './types.js';
 
 /* The `crisp` subcommands that turn evaluations into data: pairs, SFT, samples for a reward model, its best-of-N, calibration. */
 
-export function pairs({flags, io}: CommandContext): number {
-	const margin = flags['minMargin'] ?? 1;
-	if (typeof margin !== 'number' || margin < 0 || margin > 4) throw new UserError(`--min-margin must be a number from 0 to 4, got ${String(flags['minMargin'])}.`);
-	return exportJsonl({flags, io}, 'pair', (evaluation, item) => {
-		const result = situatedPair(evaluation, item, margin);
-		return 'pair' in result ? {record: result.pair} : result;
-	});
+/** Writes JSONL to --out (atomically) or stdout; returns where it went. */
+function writeLines({flags, io}: {flags: Flags; io: IO}, records: readonly unknown[], noun: string): string | null {
+	const text = records.map((record) => JSON.stringify(record)).join('\n') + (records.length > 0 ? '\n' : '');
+	if (typeof flags['out'] !== 'string') {
+		io.stdout.write(text);
+		return null;
+	}
+	const target = path.resolve(io.cwd, flags['out']);
+	writeFileAtomic(target, text);
+	write(io, `Wrote ${records.length} ${noun}(s) to ${target}`);
+	return target;
 }
 
-export function sft({flags, io}: CommandContext): number {
+/**
+ * `crisp pairs`: preference pairs the paper's way (every within-question pair of different grades,
+ * at most --max-pairs-per-item per question, balanced across grades), in a trainer's layout.
+ */
+export function pairs(context: CommandContext): number {
+	const {flags, io} = context;
+	const margin = flags['minMargin'] ?? 1;
+	if (typeof margin !== 'number' || margin < 1 || margin > 4) throw new UserError(`--min-margin must be a number from 1 to 4 (pairs of equal grades teach nothing), got ${String(flags['minMargin'])}.`);
+	const format = pairFormat(flags);
+	const maxPerItem = wholeFlag(flags, 'maxPairsPerItem', {min: 1, max: 1000}, 8);
+	const split = splitFlag(flags, 'train');
+	const {items: itemsFile, evals: evalsFile} = files(flags, io);
+	const items = new Map(readItems(itemsFile, io, context.universe()).map((item) => [item.id, item]));
+	const evals = readEvals(evalsFile, io, context.universe());
+	if (evals.length === 0) throw new UserError(`No evaluation in ${evalsFile}: run \`cultureconverse crisp eval --best-of 4\` first.`);
+	const built = buildSituatedPairs(evals, items, {minMargin: margin, maxPerItem, balance: flags['balance'] !== false, split});
+	const out = writeLines({flags, io}, built.pairs.map((pair) => formatPair(pair, format)), 'pair');
+	const reasons = Object.entries(built.skipped).map(([reason, n]) => `${reason} ${n}`).join(', ');
+	const grades = (counts: Record<string, number>) => ['5', '4', '3', '2', '1'].map((grade) => `${grade}:${counts[grade] ?? 0}`).join(' ');
+	io.stderr.write(`${built.pairs.length} pair(s) (${format}) from ${evals.length} evaluation(s), split ${split}; answers by grade ${grades(built.pool.before)}${built.pool.cap !== null ? `, balanced to at most ${built.pool.cap} per grade: ${grades(built.pool.after)}` : ''}${reasons ? `; left out: ${reasons}` : ''}.\n`);
+	if (format === 'sharegpt') io.stderr.write(`LLaMA-Factory: add to data/dataset_info.json: ${JSON.stringify(llamaFactoryDatasetInfo('crisp_pairs', out ? path.basename(out) : 'crisp-pairs.jsonl'))}\n`);
+	if (built.pairs.length === 0 && evals.every((evaluation) => evaluation.samples.length < 2)) io.stderr.write('Hint: pairs need several answers per item: `crisp eval --best-of 4` (or more).\n');
+	return ExitCode.ok;
+}
+
+export function sft(context: CommandContext): number {
+	const {flags} = context;
 	const outcome = flags['minOutcome'] ?? 5;
 	const match = flags['minMatch'] ?? 2;
 	if (typeof outcome !== 'number' || outcome < 1 || outcome > 5) throw new UserError(`--min-outcome must be a number from 1 to 5, got ${String(flags['minOutcome'])}.`);
 	if (typeof match !== 'number' || match < 0 || match > 2) throw new UserError(`--min-match must be a number from 0 to 2, got ${String(flags['minMatch'])}.`);
-	return exportJsonl({flags, io}, 'example', (evaluation, item) => {
-		const result = situatedSft(evaluation, item, {outcome, match});
+	const split = splitFlag(flags, 'train');
+	return exportJsonl(context, 'example', (evaluation, item) => {
+		const result = situatedSft(evaluation, item, {outcome, match, split});
 		return 'example' in result ? {record: result.example} : result;
 	});
 }
 
 /** `crisp samples`: every valid sampled answer with what a reward model reads (culture, scenario, question, answer). */
-export function samples({flags, io}: CommandContext): number {
-	return exportJsonl({flags, io}, 'sample', (evaluation, item) => {
+export function samples(context: CommandContext): number {
+	return exportJsonl(context, 'sample', (evaluation, item) => {
 		const list = samplesForScoring(evaluation, item);
 		return list.length > 0 ? {records: list} : {skip: item ? 'no valid answer' : 'item not found'};
 	});
 }
 
 /** `crisp bon`: best-of-N picked by external rewards, judged by the outcome grades already made. */
-export function bestOfN({flags, io}: CommandContext): number {
+export function bestOfN({flags, io, universe}: CommandContext): number {
 	const file = flags['rewards'];
 	if (typeof file !== 'string') throw new UserError('Usage: cultureconverse crisp bon --rewards FILE (JSONL of {"id": ..., "reward": ...} for the ids `crisp samples` wrote)');
 	const n = flags['n'] === undefined ? undefined : wholeFlag(flags, 'n', {min: 1, max: 1024}, 1);
 	const rewards = readRewardFile(path.resolve(io.cwd, file));
 	const {evals: evalsFile} = files(flags, io);
-	const evals = readEvals(evalsFile, io);
+	const evals = readEvals(evalsFile, io, universe());
 	if (evals.length === 0) throw new UserError(`No evaluation in ${evalsFile}: run \`cultureconverse crisp eval --best-of 8\` first.`);
 	const known = new Set(evals.flatMap((evaluation) => evaluation.samples.map((sample) => sampleId(evaluation, sample.sample))));
 	const stray = [...rewards.keys()].filter((id) => !known.has(id));
@@ -60,7 +92,7 @@ export function bestOfN({flags, io}: CommandContext): number {
 		writeJson(io, rows);
 		return ExitCode.ok;
 	}
-	write(io, 'Best-of-N by an external reward model: the outcome grade (1-5; invalid = 0) of each pick, with 95% bootstrap intervals.');
+	write(io, 'Best-of-N by an external reward model: the outcome grade (1-5; invalid = 0) of each pick, with 95% bootstrap intervals. The oracle pick (ceiling) is the best grade among the samples, picked by the grader that reads the norm.');
 	write(io, renderTable(rows, [
 		{header: 'POLICY', value: (row) => row.policyModel, max: 24},
 		{header: 'ITEMS', value: (row) => row.items, align: 'right'},
@@ -68,8 +100,8 @@ export function bestOfN({flags, io}: CommandContext): number {
 		{header: 'FIRST', value: (row) => withInterval(row.first)},
 		{header: 'RANDOM', value: (row) => fixed(row.random?.mean), align: 'right'},
 		{header: 'REWARD MODEL', value: (row) => withInterval(row.rewardModel)},
-		{header: 'JUDGE', value: (row) => withInterval(row.judge)},
-		{header: 'CEILING', value: (row) => fixed(row.ceiling?.mean), align: 'right'},
+		{header: 'ORACLE PICK (CEILING)', value: (row) => fixed(row.oracle?.mean), align: 'right'},
+		{header: 'GAP', value: (row) => withInterval(row.gap)},
 		{header: 'RM = CEILING', value: (row) => percent(row.hitsCeiling), align: 'right'},
 		{header: 'UNSCORED', value: (row) => row.unscored, align: 'right'},
 	]));
@@ -105,10 +137,10 @@ function readRewardFile(file: string): Map<string, number> {
 }
 
 /** One JSONL record per evaluation that yields one, to --out (atomically) or stdout; what was left out, and why, on stderr. */
-function exportJsonl({flags, io}: Pick<CommandContext, 'flags' | 'io'>, noun: string, make: (evaluation: SituatedEval, item: SituatedItem | undefined) => {record: unknown} | {records: readonly unknown[]} | {skip: string}): number {
+function exportJsonl({flags, io, universe}: Pick<CommandContext, 'flags' | 'io' | 'universe'>, noun: string, make: (evaluation: SituatedEval, item: SituatedItem | undefined) => {record: unknown} | {records: readonly unknown[]} | {skip: string}): number {
 	const {items: itemsFile, evals: evalsFile} = files(flags, io);
-	const items = new Map(readItems(itemsFile, io).map((item) => [item.id, item]));
-	const evals = readEvals(evalsFile, io);
+	const items = new Map(readItems(itemsFile, io, universe()).map((item) => [item.id, item]));
+	const evals = readEvals(evalsFile, io, universe());
 	if (evals.length === 0) throw new UserError(`No evaluation in ${evalsFile}: run \`cultureconverse crisp eval\` first.`);
 	const out: unknown[] = [];
 	const skipped: Record<string, number> = {};
@@ -118,15 +150,9 @@ function exportJsonl({flags, io}: Pick<CommandContext, 'flags' | 'io'>, noun: st
 		else if ('records' in result) out.push(...result.records);
 		else skipped[result.skip] = (skipped[result.skip] ?? 0) + 1;
 	}
-	const text = out.map((record) => JSON.stringify(record)).join('\n') + (out.length > 0 ? '\n' : '');
-	if (typeof flags['out'] === 'string') {
-		const target = path.resolve(io.cwd, flags['out']);
-		writeFileAtomic(target, text);
-		write(io, `Wrote ${out.length} ${noun}(s) to ${target}`);
-	} else io.stdout.write(text);
+	writeLines({flags, io}, out, noun);
 	const reasons = Object.entries(skipped).map(([reason, n]) => `${reason} ${n}`).join(', ');
 	io.stderr.write(`${out.length} ${noun}(s) from ${evals.length} evaluation(s)${reasons ? `; left out: ${reasons}` : ''}.\n`);
-	if (noun === 'pair' && out.length === 0 && skipped['fewer than two valid samples']) io.stderr.write('Hint: pairs need several answers per item: `crisp eval --best-of 4` (or more).\n');
 	return ExitCode.ok;
 }
 

@@ -1,4 +1,5 @@
 import {REGION_CODES, type RegionCode} from '../domain/universe.js';
+import {PAIR_FORMATS, type PairFormat} from '../export/pairFormats.js';
 import {UserError} from '../util/errors.js';
 import {unknownMessage} from '../util/suggest.js';
 import type {Flags} from './types.js';
@@ -26,4 +27,11 @@ export function regionCode(value: string): RegionCode {
 	const region = value.trim().toUpperCase();
 	if (!(REGION_CODES as readonly string[]).includes(region)) throw new UserError(unknownMessage('region', value, REGION_CODES));
 	return region as RegionCode;
+}
+
+/** --format of the pair exports (`crisp pairs`, `export pairs`): trl unless given. */
+export function pairFormat(flags: Flags): PairFormat {
+	const value = flags['format'] ?? 'trl';
+	if (typeof value !== 'string' || !(PAIR_FORMATS as readonly string[]).includes(value)) throw new UserError(unknownMessage('pair format', String(value), PAIR_FORMATS));
+	return value as PairFormat;
 }

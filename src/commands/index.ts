@@ -1,5 +1,6 @@
 import {batchCommand} from './batch.js';
 import {crispCommand} from './crisp.js';
+import {doctorCommand} from './doctor.js';
 import {domainsCommand} from './domains.js';
 import {exportCommand} from './export.js';
 import {kbCommand} from './kb.js';
@@ -25,6 +26,7 @@ export const commands: readonly Command[] = [
 	rejudgeCommand,
 	exportCommand,
 	crispCommand,
+	doctorCommand,
 	tuiCommand,
 	replayCommand,
 	sessionsCommand,

@@ -12,6 +12,8 @@ import {eachLimited} from '../util/limited.js';
 import {renderTable} from '../util/table.js';
 import {wholeFlag} from './flagValues.js';
 import {selectSessions, sessionFilterFlags} from './sessions.js';
+import {setupAdvice} from '../llm/advice.js';
+import {SetupBreaker} from '../llm/breaker.js';
 import {type Command, write, writeJson} from './types.js';
 
 type Outcome =
@@ -30,6 +32,7 @@ export const rejudgeCommand: Command = {
 		parallel: {type: 'number', description: 'Sessions judged at once (default 4)'},
 		repeat: {type: 'number', description: 'Judge each dialogue again as repeat N (2, 3, ...): the same judge may repeat itself, asked afresh (not from the cache), to measure judge noise'},
 		json: {type: 'boolean', description: 'Print the outcome and the judge-judge agreement as JSON'},
+		stopAfter: {type: 'number', description: 'Stop after this many copies in a row fail the same way with a set-up error (bad key, no quota, unknown model); 0 never stops (default 3)'},
 		...runtimeFlags,
 	},
 	async run({args, flags, io, universe}) {
@@ -55,7 +58,8 @@ export const rejudgeCommand: Command = {
 		if (runtime.settings.offline && !flags['json']) io.stderr.write(chalk.yellow('Offline mock provider: the new judge is the mock, whose scores are filler, not a measurement.\n'));
 
 		const outcomes: Outcome[] = [];
-		await eachLimited(originals, parallel, io.signal, async (original) => {
+		const breaker = new SetupBreaker(wholeFlag(flags, 'stopAfter', {min: 0, max: 1_000_000}, 3), io.signal);
+		await eachLimited(originals, parallel, breaker.signal, async (original) => {
 			const mode = (modeFlag as JudgeMode | undefined) ?? original.config.judgeMode;
 			const same = original.config.models.judge === judge.model && original.config.judgeMode === mode;
 			const why = rejudgeable(original) ?? (same && repeat === 1 ? `it was judged by ${judge.model} (${mode}) already: name another --judge-model or --judge-mode, or --repeat 2 to ask the same judge again` : null);
@@ -74,10 +78,12 @@ export const rejudgeCommand: Command = {
 				const start = existing && existing.status !== 'error' ? existing : rejudgeCopy(original, {settings: judge, mode, now: new Date(), repeat});
 				const engine = new EpisodeEngine(start, {universe: runtime.universe, gateway: runtime.gateway, store: runtime.store, evidence: runtime.evidence, replaySource: null});
 				await engine.start(existing !== null);
-				await engine.runToEnd(io.signal);
+				await engine.runToEnd(breaker.signal);
 				const copy = engine.session;
+				if (copy.status === 'completed') breaker.success();
+				else if (copy.status === 'error') breaker.failure({kind: copy.error?.kind, role: copy.error?.role, message: copy.error?.message ?? '', id: copy.id});
 				if (copy.status === 'completed') outcomes.push({kind: 'judged', original, copy});
-				else if (!io.signal?.aborted) outcomes.push({kind: 'failed', id: original.id, copyId, why: copy.error?.message ?? copy.status});
+				else if (!breaker.signal.aborted) outcomes.push({kind: 'failed', id: original.id, copyId, why: copy.error?.message ?? copy.status});
 				if (!flags['json'] && copy.status === 'completed') io.stderr.write(`${line(original, copy)}\n`);
 			} catch (error) {
 				if (error instanceof UserError) throw error;
@@ -110,6 +116,12 @@ export const rejudgeCommand: Command = {
 			}
 			write(io, `Spent: ${formatUsage(calls)}`);
 			write(io, `${count('judged')} re-judged, ${count('already')} already done, ${count('skipped')} skipped, ${count('failed')} failed. Copies are ordinary sessions: \`cultureconverse report --by judge\` compares them.${interrupted ? ' Interrupted: run the same command again to continue.' : ''}`);
+		}
+		breaker.dispose();
+		if (breaker.stopped) {
+			const {role, kind, count: failed, message} = breaker.stopped;
+			io.stderr.write(`Stopped: ${failed} copies in a row failed the same way (${kind}, ${role} role); nothing more was started.\n  ${message}\n  ${setupAdvice(kind, role, runtime.gateway.settings(role), runtime.settings.apiKeyEnv[role])}\n`);
+			return ExitCode.badInput;
 		}
 		if (interrupted) return ExitCode.interrupted;
 		return count('failed') > 0 ? ExitCode.episodeError : ExitCode.ok;

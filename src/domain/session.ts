@@ -42,6 +42,8 @@ export const RoleSettings = z.strictObject({
 	extraBody: z.record(z.string(), z.unknown()).optional(),
 	/** The server honours `n` (several choices in one request), so best-of-N asks once. */
 	supportsN: z.boolean().optional(),
+	/** The API dialect the endpoint speaks, when set by hand (a proxy in front of OpenRouter or Azure); absent = known from the host. */
+	dialect: z.enum(['openai', 'azure', 'openrouter', 'compatible']).optional(),
 	/** Settings the model layer changed to fit the model family (e.g. a temperature dropped for a reasoning model), each said once. */
 	notices: z.array(z.string()).optional(),
 });
@@ -79,6 +81,8 @@ export const CallRecord = z.strictObject({
 	response: z.string().nullable(),
 	/** Thinking text removed from the reply (<think> blocks) or sent apart by the server (reasoning_content / reasoning); never part of `response`. */
 	reasoning: z.string().nullable().optional(),
+	/** Where the reasoning came from: <think> blocks in the content (a server without a reasoning parser) or the server's own field. */
+	reasoningIn: z.enum(['content', 'field']).optional(),
 	/** True when the server reported no usage and tokens were counted locally. */
 	tokensEstimated: z.boolean().optional(),
 	/** False when a free-text call was answered whole instead of streamed. */

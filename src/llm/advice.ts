@@ -24,3 +24,8 @@ export function setupAdvice(kind: FailureKind | string, role: ModelRole, setting
 			return `Check the ${role} role's settings (model ${settings.model} at ${where}).`;
 	}
 }
+
+/** The closing message of a run stopped by the set-up breaker: what failed, how often, what to change. */
+export function stopText(stop: {readonly kind: string; readonly role: ModelRole; readonly count: number; readonly message: string}, what: string, settings: Pick<RoleSettings, 'model' | 'baseURL'>, apiKeyEnv: string): string {
+	return `Stopped: ${stop.count} ${what} in a row failed the same way (${stop.kind}, ${stop.role} role); nothing more was started and everything finished is saved.\n  ${stop.message}\n  ${setupAdvice(stop.kind, stop.role, settings, apiKeyEnv)}\n`;
+}

@@ -43,7 +43,7 @@ class CallFailure extends Error {
 }
 
 /** A reply with thinking text taken out of every choice. */
-type Clean = RawReply & {readonly choices: readonly string[]; readonly reasoning: string | null; readonly tokensEstimated: boolean};
+type Clean = RawReply & {readonly choices: readonly string[]; readonly reasoning: string | null; readonly reasoningIn?: 'content' | 'field'; readonly tokensEstimated: boolean};
 type Accepted = Clean & {readonly key: string | null; readonly fromCache: boolean};
 
 /**
@@ -71,6 +71,7 @@ export class CallRun<T> {
 	private lastText: string | null = null;
 	private lastChoices: readonly string[] = [];
 	private reasoning: string | null = null;
+	private reasoningIn: 'content' | 'field' | undefined;
 	private streamed: boolean | undefined;
 
 	constructor(
@@ -223,11 +224,14 @@ export class CallRun<T> {
 			usage = this.provider.kind === 'mock' ? estimateUsage(this.messages, raw.text) : await countUsage(this.messages, choices.map((choice) => choice.content).join(''));
 			tokensEstimated = true;
 		} else this.checkPromptCut(usage);
+		const inContent = choices.some((choice) => choice.reasoning !== null);
+		const reasoning = joinReasoning(raw.reasoning, ...choices.map((choice) => choice.reasoning));
 		return {
 			...raw,
 			text: first.content,
 			choices: choices.map((choice) => choice.content),
-			reasoning: joinReasoning(raw.reasoning, ...choices.map((choice) => choice.reasoning)),
+			reasoning,
+			...(reasoning ? {reasoningIn: inContent ? ('content' as const) : ('field' as const)} : {}),
 			usage,
 			tokensEstimated,
 			streamed: raw.streamed ?? stream,
@@ -277,6 +281,7 @@ export class CallRun<T> {
 		this.lastText = reply.text;
 		this.lastChoices = reply.choices;
 		this.reasoning = joinReasoning(this.reasoning, reply.reasoning);
+		if (reply.reasoningIn) this.reasoningIn = this.reasoningIn === 'content' ? 'content' : reply.reasoningIn;
 		if (reply.streamed !== undefined) this.streamed = reply.streamed;
 		if (reply.model) this.model = reply.model;
 		this.context.recorder()?.append({
@@ -341,6 +346,7 @@ export class CallRun<T> {
 			request: [...this.messages],
 			response: this.lastText,
 			reasoning: this.reasoning,
+			...(this.reasoningIn ? {reasoningIn: this.reasoningIn} : {}),
 			...(this.tokensEstimated ? {tokensEstimated: true} : {}),
 			...(this.streamed !== undefined && this.format.type === 'text' && request.onToken ? {streamed: this.streamed} : {}),
 			...(this.lastChoices.length > 1 ? {choices: [...this.lastChoices]} : {}),

@@ -37,6 +37,7 @@ export const RoleConfig = z.strictObject({
 	reasoningEffort: ReasoningEffort.nullable().optional().describe('none | minimal | low | medium | high | xhigh, passed through as reasoning_effort (OpenRouter: reasoning.effort); which values a model accepts is up to the server; unset = the model\'s default'),
 	stream: StreamMode.optional().describe('stream free-text replies: true, false, or "auto" (default: stream, and switch to whole replies for the rest of the run when the server refuses streaming)'),
 	extraBody: z.record(z.string(), z.unknown()).optional().describe('JSON merged into every request body of the role, e.g. {"chat_template_kwargs": {"enable_thinking": false}}, {"seed": 7}, {"top_p": 0.9}, {"provider": {"order": ["groq"]}}; never a key'),
+	dialect: z.enum(['openai', 'azure', 'openrouter', 'compatible']).optional().describe('which parameter rules the endpoint follows, when its host does not say (a proxy in front of OpenRouter or Azure); default: from the host (api.openai.com, *.openai.azure.com, openrouter.ai, else compatible)'),
 	supportsN: z.boolean().optional().describe('the server returns several choices for one request (`n`): best-of-N then asks once instead of N times (OpenAI and vLLM do; Ollama and llama.cpp do not). `doctor` probes it'),
 });
 export type RoleConfig = z.infer<typeof RoleConfig>;
@@ -60,6 +61,7 @@ export const ConfigFile = z.strictObject({
 	adaptiveConcurrency: z.boolean().optional().describe('halve the calls in flight on a 429 and win them back one by one after successes (default true)'),
 	cache: z.boolean().optional().describe('content-addressed response cache in the workspace (default true)'),
 	stream: StreamMode.optional().describe('default of every role\'s "stream"'),
+	dialect: z.enum(['openai', 'azure', 'openrouter', 'compatible']).optional().describe('default of every role\'s "dialect"'),
 	prices: z
 		.record(z.string().describe('model name as sent'), z.strictObject({input: z.number().nonnegative(), output: z.number().nonnegative()}))
 		.optional()

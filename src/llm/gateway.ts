@@ -121,7 +121,7 @@ export function createGateway(options: GatewayOptions): ModelGateway {
 		return settings;
 	};
 	const call = <T>(request: ModelRequest<T>) => {
-		const settings = settingsOf(request.role);
+		const settings = request.settings ?? settingsOf(request.role);
 		// Commands check their roles up front (requireRoles); reaching this is a bug, not a set-up error.
 		if (settings.provider === 'openai' && settings.model === '') throw new Error(`the ${request.role} role has no model (the command did not call requireRoles for it)`);
 		return new CallRun(context, request, settings, providers[settings.provider]).run();
@@ -131,7 +131,7 @@ export function createGateway(options: GatewayOptions): ModelGateway {
 		settings: settingsOf,
 		call,
 		async sample(request, count) {
-			const settings = settingsOf(request.role);
+			const settings = request.settings ?? settingsOf(request.role);
 			const out: Array<{text: string; call: CallRecord}> = [];
 			if (settings.supportsN && count > 1) {
 				const response = await call({...request, n: count, sample: 0});

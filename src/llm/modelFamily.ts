@@ -57,8 +57,8 @@ export type WireRules = {
 	readonly effortField: 'reasoning_effort' | 'reasoning.effort';
 };
 
-export function wireRules(settings: Pick<RoleSettings, 'model' | 'baseURL' | 'reasoningEffort'>): WireRules {
-	const dialect = dialectOf(settings.baseURL);
+export function wireRules(settings: Pick<RoleSettings, 'model' | 'baseURL' | 'reasoningEffort' | 'dialect'>): WireRules {
+	const dialect = settings.dialect ?? dialectOf(settings.baseURL);
 	const reasoning = isReasoningFamily(settings.model);
 	const tokenField = dialect === 'openrouter' ? 'max_tokens' : reasoning || dialect === 'openai' || dialect === 'azure' ? 'max_completion_tokens' : 'max_tokens';
 	return {tokenField, sampling: !reasoning || samplingAllowed(settings.model, settings.reasoningEffort), effortField: dialect === 'openrouter' ? 'reasoning.effort' : 'reasoning_effort'};

@@ -18,7 +18,7 @@ export const modelFlags: Record<string, FlagSpec> = {
 	cache: {type: 'boolean', default: true, description: 'Use the response cache (--no-cache to call the model every time)'},
 	record: {type: 'string', description: 'Append every model exchange to this JSONL file (play it back with --<role>-model replay:FILE)'},
 	concurrency: {type: 'number', description: `Model calls in flight at once, across roles (default ${MODEL_DEFAULTS.concurrency})`},
-	stream: {type: 'boolean', description: 'Stream free-text replies (--no-stream: ask for whole replies, e.g. for an OpenAI organisation that is not verified); default: auto'},
+	stream: {type: 'boolean', default: true, description: '--no-stream asks for whole replies in every role (e.g. for an OpenAI organisation that is not verified); by default streaming is auto: tried, and dropped for the run if the server refuses it'},
 	preflight: {type: 'boolean', default: true, description: 'Before model work, check that every endpoint answers and lists every role\'s model (--no-preflight skips it)'},
 };
 
@@ -93,7 +93,7 @@ export function resolveRoleSettings(options: {flags: Flags; env: NodeJS.ProcessE
 		const rc = roleConfig(role);
 		const named = stringFlag(flags, `${role}Model`) ?? rc.model ?? stringFlag(flags, 'model') ?? config.model;
 		const baseURL = baseURLOf(role);
-		const onOpenAI = baseURL === null || dialectOf(baseURL) === 'openai';
+		const onOpenAI = baseURL === null || (rc.dialect ?? config.dialect ?? dialectOf(baseURL)) === 'openai';
 		const model = named ?? (offline ? 'mock' : onOpenAI ? MODEL_DEFAULTS.model : '');
 		if (model === '') unset.push(role);
 		const common = {
@@ -102,8 +102,9 @@ export function resolveRoleSettings(options: {flags: Flags; env: NodeJS.ProcessE
 			timeoutMs: rc.timeoutMs ?? MODEL_DEFAULTS.timeoutMs,
 			structured: rc.structured ?? (MODEL_DEFAULTS.structured as ResponseFormatMode),
 			reasoningEffort: rc.reasoningEffort ?? null,
-			...optional('stream', typeof streamFlag === 'boolean' ? streamFlag : (rc.stream ?? config.stream)),
+			...optional('stream', streamFlag === false ? false : (rc.stream ?? config.stream)),
 			...optional('extraBody', rc.extraBody),
+			...optional('dialect', rc.dialect ?? config.dialect),
 			...optional('supportsN', rc.supportsN),
 		};
 		roles[role] = {...common, ...providerOf(model, cwd), baseURL: null};

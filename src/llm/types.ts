@@ -23,6 +23,11 @@ export type StructuredSpec<T> = {
  */
 export type ModelRequest<T> = {
 	readonly role: ModelRole;
+	/**
+	 * How to reach the model for this call instead of the role's own settings: a model no role flag
+	 * names, such as the reward model of `crisp eval --reward-model`. The role still picks the API key.
+	 */
+	readonly settings?: RoleSettings;
 	/** Stage label for records, events and mock dispatch: "blueprint", "shards", "simulator", "assistant", "judge:honesty", ... */
 	readonly stage: string;
 	readonly prompt: RenderedPrompt;

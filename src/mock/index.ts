@@ -3,7 +3,7 @@ import {mockBlueprint, mockBlueprintAudit} from './blueprint.js';
 import {mockAssistant, mockSimulator} from './dialogue.js';
 import {mockCandidateRatings, mockJudge} from './judge.js';
 import {mockShards, mockShardsAudit} from './shards.js';
-import {mockAdvisor, mockChronotope, mockNormMatch, mockOutcome, mockPlanner, mockPolicy, mockQuestion, mockReasoner, mockReviser, mockVerifier} from './situated.js';
+import {mockAdvisor, mockChronotope, mockExtract, mockGrounding, mockNormMatch, mockOutcome, mockPlanner, mockPolicy, mockQuestion, mockReasoner, mockReviser, mockReward, mockVerifier} from './situated.js';
 import {mockTemplates} from './templates.js';
 
 let registered = false;
@@ -21,7 +21,7 @@ export function registerMocks(): void {
 	registerMockGenerator('judge:', mockJudge);
 	registerMockGenerator('templates', mockTemplates);
 	registerMockGenerator('candidates', mockCandidateRatings);
-	for (const [stage, generator] of Object.entries({chronotope: mockChronotope, question: mockQuestion, reasoner: mockReasoner, verifier: mockVerifier, advisor: mockAdvisor, planner: mockPlanner, reviser: mockReviser, policy: mockPolicy, outcome: mockOutcome, 'norm-match': mockNormMatch})) {
+	for (const [stage, generator] of Object.entries({chronotope: mockChronotope, question: mockQuestion, reasoner: mockReasoner, verifier: mockVerifier, advisor: mockAdvisor, planner: mockPlanner, reviser: mockReviser, policy: mockPolicy, outcome: mockOutcome, 'norm-match': mockNormMatch, grounding: mockGrounding, reward: mockReward, 'norm-extract': mockExtract})) {
 		registerMockGenerator(`situated:${stage}`, generator);
 	}
 }

@@ -1,19 +1,23 @@
 import type {z} from 'zod';
-import type {ModelRole} from '../domain/session.js';
+import type {ModelRole, RoleSettings} from '../domain/session.js';
 import {
 	Chronotope,
+	ExtractedNorm,
+	GroundingScore,
 	type Norm,
 	NormMatchScore,
 	OutcomeScore,
 	ReasonerAnswer,
 	ResponseAdvice,
 	RevisionPlan,
+	RewardScore,
 	SituatedDraft,
 	Verification,
 } from '../domain/situated.js';
 import {renderPrompt} from '../llm/prompts.js';
 import type {CallEvent, ModelGateway, ModelResponse, RenderedPrompt} from '../llm/types.js';
-import type {SituatedQuestion} from './views.js';
+import type {ExtractRow} from './normSources.js';
+import type {RewardInput, SituatedQuestion} from './views.js';
 
 /*
  * One function per CRISP agent: each renders its prompt file and makes one structured call through the
@@ -32,9 +36,10 @@ export type CallContext = {
 /** The full, private item as the writer-side agents and the graders see it. */
 export type ItemContext = {readonly culture: string; readonly norm: Norm; readonly chronotope: Chronotope};
 
-export type SituatedStage = 'chronotope' | 'question' | 'reasoner' | 'verifier' | 'advisor' | 'planner' | 'reviser' | 'policy' | 'outcome' | 'norm-match';
+export type SituatedStage = 'norm-extract' | 'chronotope' | 'question' | 'reasoner' | 'verifier' | 'advisor' | 'planner' | 'reviser' | 'policy' | 'outcome' | 'norm-match' | 'grounding' | 'reward';
 
 const ROLE: Record<SituatedStage, ModelRole> = {
+	'norm-extract': 'generator',
 	chronotope: 'generator',
 	question: 'generator',
 	advisor: 'generator',
@@ -45,14 +50,21 @@ const ROLE: Record<SituatedStage, ModelRole> = {
 	policy: 'assistant',
 	outcome: 'judge',
 	'norm-match': 'judge',
+	grounding: 'judge',
+	// A reward model is an evaluator reached like the judge (its endpoint and key) with a model of its own.
+	reward: 'judge',
 };
 
 export const stageName = (stage: SituatedStage) => `situated:${stage}`;
 export const roleOf = (stage: SituatedStage) => ROLE[stage];
 
-function call<T>(stage: SituatedStage, prompt: RenderedPrompt, schema: z.ZodType<T> | undefined, mock: unknown, context: CallContext): Promise<ModelResponse<T>> {
+type CallExtras<T> = {readonly settings?: RoleSettings; readonly validate?: (value: T) => readonly string[]};
+
+function call<T>(stage: SituatedStage, prompt: RenderedPrompt, schema: z.ZodType<T> | undefined, mock: unknown, context: CallContext, extras: CallExtras<T> = {}): Promise<ModelResponse<T>> {
 	return context.gateway.call<T>({
 		role: ROLE[stage],
+		settings: extras.settings,
+		validate: extras.validate,
 		stage: stageName(stage),
 		prompt,
 		schema: schema ? {name: `situated_${stage.replace('-', '_')}`, schema} : undefined,
@@ -64,11 +76,15 @@ function call<T>(stage: SituatedStage, prompt: RenderedPrompt, schema: z.ZodType
 	});
 }
 
-const chronotopeText = (c: Chronotope) => `Time: ${c.time}\nPlace: ${c.place}\nParticipants: ${c.participants}\nActivity: ${c.activity}\nExpectations: ${c.expectations}`;
+/** "prescriptive, dining etiquette": the kind of norm, as the writer-side prompts name it. */
+const normType = (norm: Norm) => `${norm.type}, ${norm.category.replace(/_/g, ' ')}`;
+
+export const chronotopeText = (c: Chronotope) =>
+	[`Time: ${c.time}`, `Place: ${c.place}`, `Participants: ${c.participants}`, `Activity: ${c.activity}`, `Interpretive frame: ${c.frame}`, `Potential tension: ${c.tension}`, `Activation condition: ${c.activation}`, `Difference from earlier settings: ${c.difference}`].join('\n');
 const draftValues = (item: ItemContext, draft: SituatedDraft) => ({
 	culture: item.culture,
 	norm: item.norm.text,
-	norm_type: item.norm.type,
+	norm_type: normType(item.norm),
 	chronotope: chronotopeText(item.chronotope),
 	scenario: draft.scenario,
 	question: draft.question,
@@ -80,15 +96,40 @@ const verificationText = (v: Verification) =>
 		.map(([name, check]) => `${name}: ${check.score} (${check.reason})`)
 		.join('\n');
 
+export type ExtractMock = {readonly row: ExtractRow};
+
+/** What the extractor reads of a source row: the question with its options and keyed answer, or a statement. */
+export function sourceItemText(row: ExtractRow): string {
+	if (row.statement !== null) return `Statement: ${row.statement}`;
+	const letters = 'ABCDEFGH';
+	const options = row.options.length > 1 ? `\nOptions:\n${row.options.map((option, index) => `${letters[index]}. ${option}`).join('\n')}` : '';
+	return `Question: ${row.question}${options}\nCorrect answer: ${row.answer}`;
+}
+
+/** The norm extractor (CRISP A.1): one norm sentence from one source row, with its type and category. */
+export function extractNorm(row: ExtractRow, context: CallContext) {
+	const prompt = renderPrompt('situated/norm-extract', {culture: row.culture, dataset: row.format, item: sourceItemText(row), hint: row.hint ? `\nNOTE: ${row.hint}` : ''});
+	const validate = (value: ExtractedNorm) => {
+		if (!value.statesNorm) return [];
+		const text = value.norm.trim();
+		const problems: string[] = [];
+		if (text.length < 20) problems.push('norm: write the norm as a full sentence (at least 20 characters)');
+		if (text.length > 400) problems.push('norm: keep it to one concise sentence (under 400 characters)');
+		if (/\?\s*$/.test(text)) problems.push('norm: state the norm, do not ask a question');
+		return problems;
+	};
+	return call('norm-extract', prompt, ExtractedNorm, {row} satisfies ExtractMock, context, {validate});
+}
+
 export type ChronotopeMock = {readonly culture: string; readonly norm: Norm; readonly index: number};
 export function writeChronotope(culture: string, norm: Norm, accepted: readonly Chronotope[], context: CallContext) {
-	const prompt = renderPrompt('situated/chronotope', {culture, norm: norm.text, norm_type: norm.type, accepted: accepted.length === 0 ? '(none yet)' : accepted.map((c, i) => `${i + 1}.\n${chronotopeText(c)}`).join('\n\n')});
+	const prompt = renderPrompt('situated/chronotope', {culture, norm: norm.text, norm_type: normType(norm), accepted: accepted.length === 0 ? '(none yet)' : accepted.map((c, i) => `${i + 1}.\n${chronotopeText(c)}`).join('\n\n')});
 	return call('chronotope', prompt, Chronotope, {culture, norm, index: accepted.length} satisfies ChronotopeMock, context);
 }
 
 export type QuestionMock = {readonly item: ItemContext};
 export function writeQuestion(item: ItemContext, context: CallContext) {
-	const prompt = renderPrompt('situated/question', {culture: item.culture, norm: item.norm.text, norm_type: item.norm.type, chronotope: chronotopeText(item.chronotope)});
+	const prompt = renderPrompt('situated/question', {culture: item.culture, norm: item.norm.text, norm_type: normType(item.norm), chronotope: chronotopeText(item.chronotope)});
 	return call('question', prompt, SituatedDraft, {item} satisfies QuestionMock, context);
 }
 
@@ -142,4 +183,20 @@ export function gradeOutcome(input: GradeMock, context: CallContext) {
 export function gradeNormMatch(input: GradeMock, context: CallContext) {
 	const prompt = renderPrompt('situated/norm-match', {culture: input.item.culture, norm: input.item.norm.text, scenario: input.draft.scenario, question: input.draft.question, reasoning: input.reasoning, answer: input.answer});
 	return call('norm-match', prompt, NormMatchScore, input, context);
+}
+
+/** The norm grounding classifier (the paper's NGS, open-book): the probability that the reasoning is grounded in the norm. */
+export function gradeGrounding(input: GradeMock, context: CallContext, settings?: RoleSettings) {
+	const prompt = renderPrompt('situated/grounding', {culture: input.item.culture, norm: input.item.norm.text, scenario: input.draft.scenario, question: input.draft.question, reasoning: input.reasoning, answer: input.answer});
+	return call('grounding', prompt, GroundingScore, input, context, {settings});
+}
+
+export type RewardMock = {readonly input: RewardInput};
+/**
+ * A chat model as a pointwise reward model. It reads a RewardInput only (culture, scenario, question,
+ * answer: never the norm, the setting or the reference answer) and not the reasoning, as CRISP-RM.
+ */
+export function scoreWithRewardModel(input: RewardInput, settings: RoleSettings, context: CallContext) {
+	const prompt = renderPrompt('situated/reward', {culture: input.culture, scenario: input.scenario, question: input.question, answer: input.answer});
+	return call('reward', prompt, RewardScore, {input} satisfies RewardMock, context, {settings});
 }

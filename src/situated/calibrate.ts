@@ -36,16 +36,13 @@ export function calibrate(raw: number, calibration: Calibration): number {
 	return 1 / (1 + Math.exp(-z));
 }
 
-/**
- * The fixed calibration used when no validation set is given: outcome scores 1-5 centred on 3 with
- * unit scale, so 1 → 0.12, 3 → 0.5, 5 → 0.88.
- */
-export const OUTCOME_CALIBRATION: Calibration = {median: 3, scale: 1, n: 0};
+/** λ, the weight of norm grounding in r_total = r̃_RM + λ·r_NGS: CRISP's figure 6 finds 0.1-0.2 best. */
+export const DEFAULT_LAMBDA = 0.15;
 
 /**
- * The reward best-of-N ranks by: calibrated outcome plus λ times the share of norm grounding
- * (norm match 0/1/2 → 0, 0.5, 1), the counterpart of r_CRISP + λ r_NGS.
+ * The training reward of one valid answer: its calibrated reward-model score plus λ times its norm
+ * grounding probability (CRISP C.2); without a grounding source the second term is 0.
  */
-export function combinedReward(outcome: number, normMatch: number, options: {lambda: number; calibration?: Calibration}): number {
-	return calibrate(outcome, options.calibration ?? OUTCOME_CALIBRATION) + options.lambda * (normMatch / 2);
+export function totalReward(raw: number, grounding: number | null, options: {readonly lambda: number; readonly calibration: Calibration}): number {
+	return calibrate(raw, options.calibration) + options.lambda * (grounding ?? 0);
 }

@@ -13,7 +13,8 @@ import {DataError, zodProblems} from '../util/errors.js';
 
 export type JsonlRead<T> = {readonly records: T[]; readonly droppedLastLine: boolean};
 
-export function readJsonl<T>(file: string, schema: z.ZodType<T>): JsonlRead<T> {
+/** `upgrade` reads a record of an earlier version in today's shape before the schema checks it (see legacy.ts). */
+export function readJsonl<T>(file: string, schema: z.ZodType<T>, upgrade: (raw: unknown) => unknown = (raw) => raw): JsonlRead<T> {
 	if (!existsSync(file)) return {records: [], droppedLastLine: false};
 	const lines = readFileSync(file, 'utf8').split('\n');
 	const complete = lines.at(-1) === '';
@@ -31,7 +32,7 @@ export function readJsonl<T>(file: string, schema: z.ZodType<T>): JsonlRead<T> {
 			else problems.push(`line ${index + 1}: not valid JSON`);
 			return;
 		}
-		const parsed = schema.safeParse(raw);
+		const parsed = schema.safeParse(upgrade(raw));
 		if (parsed.success) records.push(parsed.data);
 		else problems.push(...zodProblems(parsed.error, `line ${index + 1}: `).slice(0, 5));
 	});

@@ -49,7 +49,7 @@ export async function refineItem(culture: string, norm: Norm, chronotope: Chrono
 		return {...base, status: 'discarded', draft, rounds, error: null};
 	} catch (error) {
 		if (!(error instanceof ModelCallError) || error.kind === 'aborted') throw error;
-		return {...base, status: 'failed', draft, rounds, error: `${error.call.stage}: ${error.message}`};
+		return {...base, status: 'failed', draft, rounds, error: `${error.call.stage}: ${error.message}`, errorKind: error.kind, errorRole: error.call.role};
 	}
 }
 

@@ -1,11 +1,12 @@
-import type {ScoredAnswer, SituatedEval, SituatedItem} from '../domain/situated.js';
+import type {SituatedEval, SituatedItem} from '../domain/situated.js';
 import {type Estimate, bootstrapMean} from '../report/bootstrap.js';
+import {oraclePick, outcomeOf, rewardPick} from './selection.js';
 
 /*
  * Best-of-N with an external reward model (the CRISP paper's test of reward models): `crisp samples`
  * writes every valid sampled answer for scoring, the user's reward model scores them, and `crisp bon`
  * picks, per item, the answer the reward model likes best and reports how good that pick really is
- * (its outcome grade) next to one answer, the judge's own pick and the best possible pick.
+ * (its outcome grade) next to one answer, a random pick and the oracle pick (ceiling).
  */
 
 export const sampleId = (evaluation: Pick<SituatedEval, 'itemId' | 'policyModel'>, sample: number) => `${evaluation.itemId}#${evaluation.policyModel}#${sample}`;
@@ -42,15 +43,13 @@ export type BoNRow = {
 	readonly random: Estimate | null;
 	/** Outcome of the external reward model's pick. */
 	readonly rewardModel: Estimate | null;
-	/** Outcome of the pick by the judge-based reward (outcome and norm match). */
-	readonly judge: Estimate | null;
-	/** Best outcome among the N samples. */
-	readonly ceiling: Estimate | null;
+	/** Outcome of the oracle pick (ceiling): the best grade among the N samples, picked by the grader that reads the norm. */
+	readonly oracle: Estimate | null;
+	/** Oracle minus reward model, item by item. */
+	readonly gap: Estimate | null;
 	/** Share of items where the reward model's pick reaches the ceiling. */
 	readonly hitsCeiling: number | null;
 };
-
-const outcome = (sample: ScoredAnswer | undefined) => sample?.outcome?.score ?? 0;
 
 /**
  * Per policy model. Only the first `n` samples of each item count (all when n is absent), so one
@@ -58,50 +57,40 @@ const outcome = (sample: ScoredAnswer | undefined) => sample?.outcome?.score ?? 
  */
 export function rewardBestOfN(evals: readonly SituatedEval[], rewards: ReadonlyMap<string, number>, n?: number): BoNRow[] {
 	const byModel = new Map<string, SituatedEval[]>();
-	for (const evaluation of evals) {
-		const list = byModel.get(evaluation.policyModel);
-		if (list) list.push(evaluation);
-		else byModel.set(evaluation.policyModel, [evaluation]);
-	}
+	for (const evaluation of evals) byModel.set(evaluation.policyModel, [...(byModel.get(evaluation.policyModel) ?? []), evaluation]);
 	return [...byModel.entries()]
 		.sort(([a], [b]) => (a < b ? -1 : 1))
 		.map(([policyModel, list]) => {
 			const first: number[] = [];
 			const random: number[] = [];
 			const picked: number[] = [];
-			const judged: number[] = [];
-			const ceiling: number[] = [];
-			let hits = 0;
+			const oracle: number[] = [];
 			let unscored = 0;
 			let used = 0;
 			for (const evaluation of list) {
 				const samples = evaluation.samples.slice(0, n ?? evaluation.samples.length);
 				used = Math.max(used, samples.length);
-				const best = Math.max(...samples.map(outcome));
-				let pick: ScoredAnswer | undefined;
-				let pickReward = Number.NEGATIVE_INFINITY;
-				for (const sample of samples) {
-					if (!sample.answer) continue;
-					const reward = rewards.get(sampleId(evaluation, sample.sample));
-					if (reward === undefined) {
-						unscored++;
-						continue;
-					}
-					if (reward > pickReward) {
-						pick = sample;
-						pickReward = reward;
-					}
-				}
-				const judgePick = samples.reduce((a, b) => (b.reward > a.reward ? b : a), samples[0]!);
-				first.push(outcome(samples[0]));
-				random.push(samples.reduce((sum, sample) => sum + outcome(sample), 0) / samples.length);
-				picked.push(outcome(pick));
-				judged.push(outcome(judgePick));
-				ceiling.push(best);
-				if (outcome(pick) === best) hits++;
+				const scores = samples.map((sample) => (sample.answer ? (rewards.get(sampleId(evaluation, sample.sample)) ?? null) : null));
+				unscored += samples.filter((sample, index) => sample.answer && scores[index] === null).length;
+				const pick = rewardPick(scores);
+				first.push(outcomeOf(samples[0]));
+				random.push(samples.reduce((sum, sample) => sum + outcomeOf(sample), 0) / samples.length);
+				picked.push(outcomeOf(pick === null ? undefined : samples[pick]));
+				oracle.push(outcomeOf(samples[oraclePick(samples)]));
 			}
 			const seed = `bon|${policyModel}|${n ?? 'all'}`;
 			const estimate = (values: number[], what: string) => bootstrapMean(values, {seed: `${seed}|${what}`});
-			return {policyModel, items: list.length, n: used, unscored, first: estimate(first, 'first'), random: estimate(random, 'random'), rewardModel: estimate(picked, 'rm'), judge: estimate(judged, 'judge'), ceiling: estimate(ceiling, 'ceiling'), hitsCeiling: list.length > 0 ? hits / list.length : null};
+			return {
+				policyModel,
+				items: list.length,
+				n: used,
+				unscored,
+				first: estimate(first, 'first'),
+				random: estimate(random, 'random'),
+				rewardModel: estimate(picked, 'rm'),
+				oracle: estimate(oracle, 'oracle'),
+				gap: estimate(oracle.map((value, index) => value - picked[index]!), 'gap'),
+				hitsCeiling: list.length > 0 ? picked.filter((value, index) => value === oracle[index]).length / list.length : null,
+			};
 		});
 }

@@ -1,61 +1,124 @@
-import type {ScoredAnswer, SituatedEval} from '../domain/situated.js';
+import type {SituatedEval} from '../domain/situated.js';
 import {type Estimate, bootstrapMean} from '../report/bootstrap.js';
+import {totalReward} from './calibrate.js';
+import {type SelectorCalibration, normMatchOf, oraclePick, outcomeOf, rewardPick, selectorCalibration, selectorIds, selectorScoresOf} from './selection.js';
 
-/** One row of the situated report: a policy model on one region (or all of them). */
+/** One row of the situated report: a policy model, ranked by one reward model (or none), on one culture (or all). */
 export type SituatedRow = {
 	readonly policyModel: string;
-	readonly region: string;
+	/** The reward model whose picks are the best-of-N figures; null: no reward model scored these samples. */
+	readonly selector: string | null;
+	/** "all", or a culture as its norms name it (grouped by ISO country code when there is one). */
+	readonly culture: string;
 	readonly items: number;
+	readonly samplesPerItem: number;
 	/** Outcome quality of the first sample (1-5; invalid = 0): what one answer is worth. */
 	readonly outcome: Estimate | null;
-	/** Outcome quality of the best-of-N choice. */
-	readonly outcomeBestOf: Estimate | null;
-	/** Best outcome among the samples: the ceiling a perfect selector would reach. */
-	readonly outcomeCeiling: Estimate | null;
-	/** Norm match of the first sample (0-2; invalid = 0). */
+	/** Mean outcome over all samples: what a random pick is worth. */
+	readonly random: Estimate | null;
+	/** Outcome of the reward model's best-of-N pick; null without a reward model. */
+	readonly bestOf: Estimate | null;
+	/** Outcome of the oracle pick (ceiling): the best grade among the samples, picked with the norm in view. */
+	readonly oracle: Estimate | null;
+	/** Ceiling minus best-of-N, item by item: what the reward model leaves on the table. */
+	readonly gap: Estimate | null;
+	/** Share of items where the reward model's pick reaches the ceiling's grade. */
+	readonly hitsCeiling: number | null;
+	/** Mean training reward r̃_RM + λ·r_NGS of the reward model's picks (calibrated on its own scores). */
+	readonly pickReward: Estimate | null;
+	/** Norm match of the first sample (0-2; invalid = 0), the paper's end-to-end figure. */
 	readonly normMatch: Estimate | null;
+	/** Norm match of the first sample over valid answers only (the paper's table 27). */
+	readonly normMatchValid: Estimate | null;
+	/** Mean norm grounding p(grounded) over valid samples; null when no grounding source was asked. */
+	readonly grounding: number | null;
 	/** Share of all samples that broke the answer contract. */
 	readonly invalidRate: number;
-	readonly samplesPerItem: number;
 };
 
-const outcomeOf = (sample: ScoredAnswer) => sample.outcome?.score ?? 0;
-const normOf = (sample: ScoredAnswer) => sample.normMatch?.score ?? 0;
+export type SituatedReport = {
+	readonly rows: SituatedRow[];
+	readonly calibrations: SelectorCalibration[];
+	readonly lambda: number;
+	/** Per policy and reward model, evaluations left out of its rows because it did not score them. */
+	readonly unscored: ReadonlyArray<{readonly policyModel: string; readonly selector: string; readonly evaluations: number}>;
+};
+
+/** The group a culture's evaluations fall in: its country code, else its label. */
+const cultureGroup = (evaluation: SituatedEval) => evaluation.country ?? evaluation.culture.toLowerCase();
+
+/** The label most evaluations of a group use ("China" rather than one row's "PRC"). */
+function commonLabel(group: readonly SituatedEval[]): string {
+	const counts = new Map<string, number>();
+	for (const evaluation of group) counts.set(evaluation.culture, (counts.get(evaluation.culture) ?? 0) + 1);
+	return [...counts.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))[0]![0];
+}
+
+function row(policyModel: string, selector: string | null, culture: string, group: readonly SituatedEval[], calibration: SelectorCalibration | null, lambda: number): SituatedRow {
+	const seed = `situated:${policyModel}:${selector ?? '-'}:${culture}`;
+	const estimate = (values: number[], what: string) => bootstrapMean(values, {seed: `${seed}:${what}`});
+	const samples = group.flatMap((evaluation) => evaluation.samples);
+	const firsts = group.map((evaluation) => evaluation.samples[0]!);
+	const oracle = group.map((evaluation) => outcomeOf(evaluation.samples[oraclePick(evaluation.samples)]));
+	const picks = selector ? group.map((evaluation) => rewardPick(selectorScoresOf(evaluation, selector) ?? [])) : [];
+	const picked = picks.map((pick, index) => outcomeOf(pick === null ? undefined : group[index]!.samples[pick]));
+	const rewards = selector && calibration
+		? picks.flatMap((pick, index) => {
+				const raw = pick === null ? null : selectorScoresOf(group[index]!, selector)![pick];
+				return raw === null || raw === undefined ? [] : [totalReward(raw, group[index]!.samples[pick!]!.grounding, {lambda, calibration})];
+			})
+		: [];
+	const valid = samples.filter((sample) => sample.answer !== null);
+	const grounded = valid.map((sample) => sample.grounding).filter((value): value is number => value !== null);
+	return {
+		policyModel,
+		selector,
+		culture,
+		items: group.length,
+		samplesPerItem: samples.length / group.length,
+		outcome: estimate(firsts.map(outcomeOf), 'outcome'),
+		random: estimate(group.map((evaluation) => evaluation.samples.reduce((sum, sample) => sum + outcomeOf(sample), 0) / evaluation.samples.length), 'random'),
+		bestOf: selector ? estimate(picked, 'bon') : null,
+		oracle: estimate(oracle, 'oracle'),
+		gap: selector ? estimate(oracle.map((value, index) => value - picked[index]!), 'gap') : null,
+		hitsCeiling: selector ? picked.filter((value, index) => value === oracle[index]).length / group.length : null,
+		pickReward: estimate(rewards, 'reward'),
+		normMatch: estimate(firsts.map(normMatchOf), 'norm'),
+		normMatchValid: estimate(firsts.filter((sample) => sample.answer !== null).map(normMatchOf), 'norm-valid'),
+		grounding: grounded.length > 0 ? grounded.reduce((sum, value) => sum + value, 0) / grounded.length : null,
+		invalidRate: samples.filter((sample) => sample.invalid !== null).length / Math.max(1, samples.length),
+	};
+}
 
 /**
- * Per policy model, one row for all regions and one per region, sorted. Invalid answers count 0 on
- * both scales (the paper's end-to-end rule), so a model cannot gain by answering out of contract.
+ * Per policy model and reward model, one row for all cultures and one per culture, sorted. A reward
+ * model's rows hold only the evaluations it scored, so its best-of-N and the ceiling are compared on
+ * the same items; a policy no reward model has scored gets rows without best-of-N figures. Invalid
+ * answers count 0 on both scales (the paper's end-to-end rule), so a model cannot gain by answering
+ * out of contract.
  */
-export function summarizeEvals(evals: readonly SituatedEval[]): SituatedRow[] {
-	const groups = new Map<string, SituatedEval[]>();
-	for (const evaluation of evals) {
-		for (const region of ['all', evaluation.region]) {
-			const key = `${evaluation.policyModel}\0${region}`;
-			const group = groups.get(key);
-			if (group) group.push(evaluation);
-			else groups.set(key, [evaluation]);
+export function summarizeEvals(evals: readonly SituatedEval[], options: {readonly lambda: number}): SituatedReport {
+	const byPolicy = new Map<string, SituatedEval[]>();
+	for (const evaluation of evals) byPolicy.set(evaluation.policyModel, [...(byPolicy.get(evaluation.policyModel) ?? []), evaluation]);
+	const rows: SituatedRow[] = [];
+	const calibrations: SelectorCalibration[] = [];
+	const unscored: Array<{policyModel: string; selector: string; evaluations: number}> = [];
+	for (const selector of selectorIds(evals)) {
+		const calibration = selectorCalibration(evals, selector);
+		if (calibration) calibrations.push(calibration);
+	}
+	for (const [policyModel, list] of [...byPolicy.entries()].sort(([a], [b]) => (a < b ? -1 : 1))) {
+		const selectors = selectorIds(list);
+		for (const selector of selectors.length > 0 ? selectors : [null]) {
+			const scored = selector ? list.filter((evaluation) => selectorScoresOf(evaluation, selector) !== null) : list;
+			if (selector && scored.length < list.length) unscored.push({policyModel, selector, evaluations: list.length - scored.length});
+			const calibration = calibrations.find((entry) => entry.selector === selector) ?? null;
+			const groups = new Map<string, SituatedEval[]>();
+			for (const evaluation of scored) groups.set(cultureGroup(evaluation), [...(groups.get(cultureGroup(evaluation)) ?? []), evaluation]);
+			rows.push(row(policyModel, selector, 'all', scored, calibration, options.lambda));
+			const cultures = [...groups.values()].map((group) => ({label: commonLabel(group), group})).sort((a, b) => (a.label < b.label ? -1 : 1));
+			for (const {label, group} of cultures) rows.push(row(policyModel, selector, label, group, calibration, options.lambda));
 		}
 	}
-	return [...groups.entries()]
-		// 'all' first within each model: \0 sorts before any region code.
-		.sort(([a], [b]) => {
-			const [x, y] = [a.replace(/\0all$/, '\0'), b.replace(/\0all$/, '\0')];
-			return x < y ? -1 : x > y ? 1 : 0;
-		})
-		.map(([key, group]) => {
-			const [policyModel, region] = key.split('\0') as [string, string];
-			const samples = group.flatMap((evaluation) => evaluation.samples);
-			const seed = `situated:${key}`;
-			return {
-				policyModel,
-				region,
-				items: group.length,
-				outcome: bootstrapMean(group.map((evaluation) => outcomeOf(evaluation.samples[0]!)), {seed}),
-				outcomeBestOf: bootstrapMean(group.map((evaluation) => outcomeOf(evaluation.samples[evaluation.chosen]!)), {seed}),
-				outcomeCeiling: bootstrapMean(group.map((evaluation) => Math.max(...evaluation.samples.map(outcomeOf))), {seed}),
-				normMatch: bootstrapMean(group.map((evaluation) => normOf(evaluation.samples[0]!)), {seed}),
-				invalidRate: samples.filter((sample) => sample.invalid !== null).length / Math.max(1, samples.length),
-				samplesPerItem: samples.length / group.length,
-			};
-		});
+	return {rows, calibrations, lambda: options.lambda, unscored};
 }

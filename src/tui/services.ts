@@ -5,6 +5,7 @@ import {userInfo} from 'node:os';
 import path from 'node:path';
 import {SituatedItem} from '../domain/situated.js';
 import {latestById, readJsonl} from '../situated/jsonl.js';
+import {regionNamer, upgradeItem} from '../situated/legacy.js';
 import {errorMessage} from '../util/errors.js';
 import {createRuntime, sessionsDir} from '../app/runtime.js';
 import {type Scores, ratingsFile, ratingsOf, saveRatings} from '../store/ratingStore.js';
@@ -74,7 +75,7 @@ export function createServices(io: IO, flags: Flags, universe: Universe): TuiSer
 		listItems: () => {
 			const file = path.join(store.dir, 'crisp', 'items.jsonl');
 			try {
-				return {items: latestById(readJsonl(file, SituatedItem).records, (item) => item.id), file, problem: null};
+				return {items: latestById(readJsonl(file, SituatedItem, (raw) => upgradeItem(raw, regionNamer(universe))).records, (item) => item.id), file, problem: null};
 			} catch (error) {
 				// One line for the screen: the file's verdict and its first problem (`crisp build` prints them all).
 				const [head, first] = errorMessage(error).split('\n').map((line) => line.trim().replace(/^- /, ''));

@@ -35,8 +35,13 @@ export type ChatBody = {
 };
 
 export type FakeReply =
-	/** A normal reply; `finishReason: 'length'` marks it truncated. Streams when the request asked to. */
-	| {readonly content: string; readonly finishReason?: 'stop' | 'length'; readonly usage?: Usage | null; readonly refusal?: string}
+	/**
+	 * A normal reply; `finishReason: 'length'` marks it truncated. Streams when the request asked to.
+	 * `reasoning` is sent in its own field (vLLM with a reasoning parser and llama.cpp: `reasoning_content`;
+	 * newer vLLM, Ollama and OpenRouter: `reasoning`), in the message or, streamed, in deltas before the content.
+	 * `choices` are the contents of choices 2.. when the request asked for `n`.
+	 */
+	| {readonly content: string; readonly finishReason?: 'stop' | 'length'; readonly usage?: Usage | null; readonly refusal?: string; readonly reasoning?: {readonly field: 'reasoning_content' | 'reasoning'; readonly text: string}; readonly choices?: readonly string[]}
 	/** A truncated reply with default content. */
 	| {readonly finishReason: 'length'}
 	/** A structured value, sent as its JSON text. */
@@ -59,7 +64,10 @@ export type FakeOpenAIOptions = {
 	handler?: FakeHandler;
 	/** Per json_schema name: the value (or a function of the request) the default reply sends. */
 	overrides?: Record<string, unknown>;
-	models?: readonly string[];
+	/** What GET /v1/models lists: ids, or whole entries (vLLM adds owned_by "vllm" and max_model_len, llama.cpp owned_by "llamacpp"). */
+	models?: ReadonlyArray<string | {readonly id: string; readonly [key: string]: unknown}>;
+	/** Extra routes answered before the OpenAI ones (a server's native API: Ollama's /api/*, llama.cpp's /props). */
+	routes?: Readonly<Record<string, (request: FakeRequest) => {status: number; body: unknown}>>;
 };
 
 export type FakeOpenAI = {
@@ -110,8 +118,13 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
 			role: header(req.headers, 'x-cultureconverse-role'),
 		};
 		requests.push(request);
+		const route = options.routes?.[`${request.method} ${request.path}`];
+		if (route) {
+			const {status, body} = route(request);
+			return sendJson(res, status, body);
+		}
 		if (request.method === 'GET' && request.path === '/v1/models') {
-			const data = (options.models ?? ['fake-model']).map((id) => ({id, object: 'model', created: 0, owned_by: 'fake'}));
+			const data = (options.models ?? ['fake-model']).map((entry) => (typeof entry === 'string' ? {id: entry, object: 'model', created: 0, owned_by: 'fake'} : {object: 'model', created: 0, ...entry}));
 			return sendJson(res, 200, {object: 'list', data});
 		}
 		if (request.method !== 'POST' || request.path !== '/v1/chat/completions') return sendJson(res, 404, {error: {message: `no route ${request.method} ${request.path}`}});
@@ -146,13 +159,15 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
 		const content = 'json' in reply ? JSON.stringify(reply.json) : 'content' in reply ? reply.content : 'This reply was cut';
 		const finishReason = 'finishReason' in reply && reply.finishReason ? reply.finishReason : 'stop';
 		const usage = 'usage' in reply ? reply.usage : estimate(request, content);
-		if (request.body.stream) return sendStream(res, request, words(content), finishReason, usage);
+		const reasoning = 'reasoning' in reply ? reply.reasoning : undefined;
+		if (request.body.stream) return sendStream(res, request, words(content), finishReason, usage, 0, reasoning);
+		const contents = [content, ...('choices' in reply && reply.choices ? reply.choices : [])];
 		sendJson(res, 200, {
 			id: `chatcmpl-fake-${requests.length}`,
 			object: 'chat.completion',
 			created: 0,
 			model: request.body.model ?? 'fake-model',
-			choices: [{index: 0, message: {role: 'assistant', content, refusal: 'refusal' in reply ? reply.refusal : null}, finish_reason: finishReason, logprobs: null}],
+			choices: contents.map((text, index) => ({index, message: {role: 'assistant', content: text, refusal: 'refusal' in reply ? reply.refusal : null, ...(reasoning ? {[reasoning.field]: reasoning.text} : {})}, finish_reason: finishReason, logprobs: null})),
 			...(usage ? {usage} : {}),
 		});
 	}
@@ -173,10 +188,11 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
 		});
 	}
 
-	async function sendStream(res: ServerResponse, request: FakeRequest, deltas: readonly string[], finishReason: string, usage: Usage | null | undefined, pauseMs = 0): Promise<void> {
+	async function sendStream(res: ServerResponse, request: FakeRequest, deltas: readonly string[], finishReason: string, usage: Usage | null | undefined, pauseMs = 0, reasoning?: {field: string; text: string}): Promise<void> {
 		res.writeHead(200, {'content-type': 'text/event-stream', 'cache-control': 'no-cache'});
 		const base = {id: `chatcmpl-fake-${requests.length}`, object: 'chat.completion.chunk', created: 0, model: request.body.model ?? 'fake-model'};
 		const send = (data: unknown) => res.write(`data: ${JSON.stringify(data)}\n\n`);
+		if (reasoning) for (const piece of words(reasoning.text)) send({...base, choices: [{index: 0, delta: {[reasoning.field]: piece}, finish_reason: null}]});
 		deltas.forEach((delta, index) => send({...base, choices: [{index: 0, delta: index === 0 ? {role: 'assistant', content: delta} : {content: delta}, finish_reason: null}]}));
 		if (pauseMs > 0) {
 			await wait(pauseMs, res);
@@ -184,7 +200,7 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
 		}
 		send({...base, choices: [{index: 0, delta: {}, finish_reason: finishReason}]});
 		const content = deltas.join('');
-		if (request.body.stream_options?.include_usage) send({...base, choices: [], usage: usage ?? estimate(request, content)});
+		if (request.body.stream_options?.include_usage && usage !== null) send({...base, choices: [], usage: usage ?? estimate(request, content)});
 		res.end('data: [DONE]\n\n');
 	}
 
