@@ -244,11 +244,11 @@ export class KnowledgeBase {
 			if (mode === 'hybrid') {
 				loaded.bm25 ??= new Bm25Index(loaded.opened.items.map((item) => `${String(item.metadata['title'])}. ${String(item.metadata['text'])}`));
 				const items = loaded.opened.items;
-				for (const one of filters) {
-					const allow = one ? (index: number) => store.matchesFilter(items[index]!.metadata, one) : undefined;
-					const hits = loaded.bm25.search(query, pool, allow);
-					// BM25 scores depend on each region's statistics; scaling by the region's best makes lists of several regions comparable.
-					const top = hits[0]?.score || 1;
+				const lists = filters.map((one) => loaded.bm25!.search(query, pool, one ? (index: number) => store.matchesFilter(items[index]!.metadata, one) : undefined));
+				// BM25 scores depend on each region's statistics; scaling by the region's best makes lists of
+				// several regions comparable (and one region's filtered and unfiltered lists share the scale).
+				const top = Math.max(...lists.map((hits) => hits[0]?.score ?? 0)) || 1;
+				for (const hits of lists) {
 					for (const hit of hits) {
 						const item = items[hit.index]!;
 						if (!primaryOk(item.metadata as RecordMetadata)) continue;
