@@ -10,7 +10,7 @@ import {Bm25Index} from './bm25.js';
 import {CorruptIndexError, INDEX_FILE, type IndexHeader, readIndexHeader} from './codec.js';
 import {type Embedder, type EmbedderHandle, createEmbedder, embedderSpecText} from './embedder.js';
 import {type IndexRecord, appliesKey, hitFromMetadata, tagKey, toRecord, type RecordMetadata} from './records.js';
-import {TOPIC_HEAD, type TopicPrior, rankTopicFirst, reciprocalRankFusion, removeNearDuplicates, rerankByPersona, type Scored} from './rerank.js';
+import {TOPIC_HEAD_PER_SLOT, type TopicPrior, rankTopicFirst, reciprocalRankFusion, removeNearDuplicates, rerankByPersona, type Scored} from './rerank.js';
 import {KB_KINDS, type KbKind, type KbLocation, type KbSources, listSourceFiles, loadKbSources, regionContentHashes, sourcesDigest} from './sources.js';
 import {type KbCounts, countSources} from './stats.js';
 import type {FileStorage} from 'vectra';
@@ -274,7 +274,7 @@ export class KnowledgeBase {
 					subdomains: splitList(candidate.metadata['subdomains']),
 					tags: tagsOf(candidate),
 				})),
-				{topic, personaTags: options.persona?.tags, head: Math.max(Math.round(topK * TOPIC_HEAD.perSlot), topK + 2), hybrid: mode === 'hybrid'},
+				{topic, personaTags: options.persona?.tags, head: Math.max(topK * TOPIC_HEAD_PER_SLOT, topK + 2), hybrid: mode === 'hybrid'},
 			);
 		} else {
 			// Persona re-ranking happens inside each ranked list, on its own score scale (cosine, BM25), so a
