@@ -100,6 +100,8 @@ export async function main(argv: readonly string[], io: IO, options: MainOptions
 			io.stdout.write(helpText());
 			return ExitCode.ok;
 		}
+		// Options with no command (`cultureconverse --sessions-dir X`) are the TUI's: it opens on them.
+		if (first.startsWith('-') && !['--help', '-h', '--version', '-v'].includes(first)) return await main(['tui', ...argv], io, options);
 		if (first === '--help' || first === '-h' || first === 'help') {
 			const named = first === 'help' ? argv[1] : undefined;
 			const command = named ? commands.find((candidate) => candidate.name === named) : undefined;

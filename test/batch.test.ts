@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import {readSession} from '../src/store/sessionStore.js';
 import {readdirSync, readFileSync, writeFileSync} from 'node:fs';
 import path from 'node:path';
 import {after, before, describe, it} from 'node:test';
@@ -19,7 +20,7 @@ after(() => h.close());
 
 const batch = (args: string[], options: {signal?: AbortSignal} = {}): Promise<CliResult> => runCli(['batch', '--sessions-dir', h.sessionsDir, ...args], {env: h.env, cwd: h.cwd, signal: options.signal});
 const manifestOf = (name: string) => BatchManifest.parse(JSON.parse(readFileSync(path.join(h.sessionsDir, 'batches', `${name}.json`), 'utf8')));
-const sessionFile = (id: string) => Session.parse(JSON.parse(readFileSync(path.join(h.sessionsDir, `${id}.json`), 'utf8')));
+const sessionFile = (id: string) => readSession(path.join(h.sessionsDir, `${id}.json`));
 type Summary = {byStatus: Record<string, number>; threeH: {n: number; mean: number | null}; tdq: {n: number; mean: number | null}; errors: Record<string, number>; run: {calls: number}};
 
 describe('batch: planning', () => {
@@ -163,7 +164,7 @@ describe('batch: trials and the response cache', () => {
 		assert.equal(script.counts['blueprint'], 2, 'trial 2 asked the model itself instead of replaying trial 1 from the cache');
 		const ids = BatchManifest.parse(JSON.parse(readFileSync(path.join(sessionsDir, 'batches', 'trials.json'), 'utf8'))).items.map((item) => item.sessionId);
 		assert.deepEqual(ids.map((id) => /-t(\d)$/.exec(id)?.[1]), ['1', '2']);
-		assert.equal(Session.parse(JSON.parse(readFileSync(path.join(sessionsDir, `${ids[1]}.json`), 'utf8'))).config.trial, 2);
+		assert.equal(readSession(path.join(sessionsDir, `${ids[1]}.json`)).config.trial, 2);
 		const again = await runCli(['batch', '--name', 'trials-again', '--seed-file', seeds, '--trials', '2', '--sessions-dir', sessionsDir, '--json'], {env, cwd});
 		assert.equal(again.code, 0, again.stderr);
 		assert.equal(script.counts['blueprint'], 2, 'the same two trials again: every call from the cache');

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import {readSession} from '../src/store/sessionStore.js';
 import {mkdirSync, readFileSync} from 'node:fs';
 import path from 'node:path';
 import {after, before, describe, it} from 'node:test';
@@ -16,7 +17,7 @@ after(() => h.close());
 
 const CANARY = {private: 'CANARY-PRIVATE-1187', oracle: 'CANARY-ORACLE-2291'};
 const SEED = 'ph-tagalog-catholic-a35-f:culinary.dietary-rules.01';
-const sessionAt = (file: string) => Session.parse(JSON.parse(readFileSync(file, 'utf8')));
+const sessionAt = (file: string) => readSession(file);
 
 describe('best-of-N: choosing among candidates', () => {
 	it('takes the best-rated candidate, the earlier one on a tie, and asks again for a rating set with gaps', () => {

@@ -56,6 +56,20 @@ describe('canary: the assistant prompt builder only accepts public state', () =>
 		};
 		assert.equal(typeof check, 'function');
 	});
+
+	it('the blind human seat takes a PublicView, not a session (checked by tsc in npm test)', () => {
+		const session = null as unknown as import('../src/domain/session.js').Session;
+		type SeatView = import('react').ComponentProps<typeof import('../src/tui/components/BlindSeat.js').BlindSeat>['view'];
+		const seat = (view: SeatView) => view;
+		const check = () => {
+			// @ts-expect-error a Session is not what the blind seat renders
+			seat(session);
+			// @ts-expect-error nor is a hand-made object with messages: only publicView() makes one
+			seat({messages: []});
+			seat(publicView(session));
+		};
+		assert.equal(typeof check, 'function');
+	});
 });
 
 describe('canary: hidden state never reaches the assistant', () => {

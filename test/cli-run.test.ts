@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import {readSession} from '../src/store/sessionStore.js';
 import {readFileSync, writeFileSync} from 'node:fs';
 import path from 'node:path';
 import {describe, it} from 'node:test';
@@ -23,7 +24,7 @@ describe('run (offline, mock provider)', () => {
 		assert.equal(out.mock, true);
 		assert.equal(Object.keys(out.scores).length, 6);
 		assert.ok(out.path.startsWith(path.join(cwd, 'sessions')));
-		const session = Session.parse(JSON.parse(readFileSync(out.path, 'utf8')));
+		const session = readSession(out.path);
 		assert.equal(session.config.mock, true);
 		assert.ok(session.calls.every((call) => call.provider === 'mock'));
 		assert.equal(session.seed.tier, 'normative');
@@ -57,7 +58,7 @@ describe('run (offline, mock provider)', () => {
 		const result = await runCli(['run', '--seed', 'ph-chinoy-a35-f:ritual.life-cycle.02', '--human', '--json'], {cwd, env, stdin: replies});
 		assert.equal(result.code, 0, result.stderr);
 		const out = parseJson<RunJson>(result.stdout);
-		const session = Session.parse(JSON.parse(readFileSync(out.path, 'utf8')));
+		const session = readSession(out.path);
 		assert.equal(session.config.assistant, 'human');
 		assert.equal(session.config.models.assistant, 'human');
 		const assistantTurns = session.turns.filter((turn) => turn.role === 'assistant');

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import {readSession} from '../src/store/sessionStore.js';
 import {readFileSync, readdirSync} from 'node:fs';
 import path from 'node:path';
 import {after, before, beforeEach, describe, it} from 'node:test';
@@ -32,7 +33,7 @@ describe('engine: full episodes over HTTP', () => {
 		engine.on((event) => events.push(event));
 		const result = await engine.runToEnd();
 		assert.equal(result.status, 'completed', JSON.stringify(engine.session.error) + JSON.stringify(engine.session.calls.map((c) => [c.stage, c.error])));
-		const session = Session.parse(JSON.parse(readFileSync(h.runtime().store.fileFor(engine.session.id), 'utf8')));
+		const session = readSession(h.runtime().store.fileFor(engine.session.id));
 		assert.equal(session.termination?.reason, 'all_shards_passed');
 		assert.equal(session.termination?.by, 'simulator');
 		assert.equal(session.termination?.shardsPassed, 3);
@@ -134,7 +135,7 @@ describe('engine: endings and error flags', () => {
 	});
 
 	it('GENERATION_ERROR when every blueprint leaks oracle content, with the attempts trace', async () => {
-		h.fake.setHandler(scriptedModel({stage: {'blueprint-audit': () => ({json: {leaksOracle: true, answerable: true, tierChallengePresent: true, problems: ['the opening names the taboo']}})}}));
+		h.fake.setHandler(scriptedModel({stage: {'blueprint-audit': () => ({json: {leaksOracle: true, nativeLeaksOracle: false, nativeMatchesEnglish: true, answerable: true, tierChallengePresent: true, problems: ['the opening names the taboo']}})}}));
 		const engine = await startEpisode(h.runtime(), seedFor('bn-chinese-christian-a18-m:interpersonal.gifts-reciprocity.01'), {});
 		await engine.runToEnd();
 		assert.equal(engine.session.error?.flag, 'GENERATION_ERROR');
@@ -230,7 +231,7 @@ describe('engine: a killed process', () => {
 		assert.equal(await exited, -1, `the child should have been killed mid-judge; stderr: ${stderr}`);
 		const file = readdirSync(h.sessionsDir).map((name) => path.join(h.sessionsDir, name)).find((name) => readFileSync(name, 'utf8').includes('id-batak-christian-a35-m:interpersonal.family-obligations.01'));
 		assert.ok(file, 'the session file exists');
-		const saved = Session.parse(JSON.parse(readFileSync(file, 'utf8')));
+		const saved = readSession(file);
 		assert.equal(saved.status, 'running');
 		assert.equal(saved.judge?.scores.helpfulness, 4, 'work saved before the kill survives');
 		assert.equal(saved.judge?.scores.honesty, null);

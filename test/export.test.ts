@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import {readSession} from '../src/store/sessionStore.js';
 import {readFileSync, writeFileSync} from 'node:fs';
 import path from 'node:path';
 import {after, before, describe, it} from 'node:test';
@@ -45,7 +46,7 @@ describe('export sft', () => {
 			assert.equal(line.includes(CANARY.private), false, 'no private text in training data');
 		}
 		for (const example of examples) {
-			const session = Session.parse(JSON.parse(readFileSync(path.join(h.sessionsDir, `${example.metadata.id}.json`), 'utf8')));
+			const session = readSession(path.join(h.sessionsDir, `${example.metadata.id}.json`));
 			assert.equal(session.config.mode, 'gold');
 			assert.equal(example.messages[0]!.role, 'system');
 			assert.equal(example.messages[0]!.content, readFileSync('prompts/assistant/system.md', 'utf8').trim());

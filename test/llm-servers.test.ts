@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import {readSession} from '../src/store/sessionStore.js';
 import {mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import path from 'node:path';
@@ -44,7 +45,7 @@ function sessions(dir: string): Session[] {
 	const folderPath = path.join(dir, 'sessions');
 	return readdirSync(folderPath)
 		.filter((file) => file.endsWith('.json') && !file.startsWith('.'))
-		.map((file) => Session.parse(JSON.parse(readFileSync(path.join(folderPath, file), 'utf8'))));
+		.map((file) => readSession(path.join(folderPath, file)));
 }
 
 /** Every text a model (simulator, judge, assistant...) was sent, joined. */

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import {readSession} from '../src/store/sessionStore.js';
 import {readFileSync, rmSync, writeFileSync} from 'node:fs';
 import path from 'node:path';
 import {after, before, describe, it} from 'node:test';
@@ -33,7 +34,7 @@ before(async () => {
 after(() => h.close());
 
 const cli = (...argv: string[]) => runCli([...argv, '--sessions-dir', h.sessionsDir], {env: h.env, cwd: h.cwd});
-const load = (id: string) => Session.parse(JSON.parse(readFileSync(path.join(h.sessionsDir, `${id}.json`), 'utf8')));
+const load = (id: string) => readSession(path.join(h.sessionsDir, `${id}.json`));
 
 describe('rejudge', () => {
 	it('judges a copy of the dialogue with another judge, leaving the original untouched', async () => {
@@ -122,7 +123,7 @@ describe('rejudge', () => {
 		assert.equal(report.overall.n, 1);
 		assert.match(report.notes.join('\n'), /5 re-judged copies left out/);
 		const byJudge = parseJson<{rows: Array<{slice: {judge: string}; n: number}>}>((await cli('report', '--by', 'judge', '--json')).stdout);
-		assert.deepEqual(byJudge.rows.map((row) => [row.slice.judge, row.n]).sort(), [['fake-model', 2], ['judge-b', 1], ['judge-d (combined)', 1], ['judge-e', 2]]);
+		assert.deepEqual(byJudge.rows.map((row) => [row.slice.judge, row.n]).sort(), [['fake-model (repeat 2)', 1], ['fake-model', 1], ['judge-b', 1], ['judge-d (combined)', 1], ['judge-e (repeat 2)', 1], ['judge-e', 1]], 'a repeat of the same judge is its own row, so no dialogue counts twice in one');
 		const list = await cli('sessions');
 		assert.match(list.stdout, new RegExp(`${originalId.replace(/[.]/g, '\\.')}\\.rj-judge-b-separate\\s+completed \\(rj\\)`));
 		const sft = await cli('export', 'sft', '--mode', 'any', '--split', 'any');

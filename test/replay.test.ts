@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import {readSession} from '../src/store/sessionStore.js';
 import {copyFileSync, mkdirSync, readFileSync} from 'node:fs';
 import path from 'node:path';
 import {describe, it} from 'node:test';
@@ -15,7 +16,7 @@ async function offlineSession(args: string[] = []): Promise<{session: Session; c
 	const result = await runCli(['run', '--seed', 'th-chinese-a35-f:economic.money-customs.02', '--json', ...args], {cwd, env, stdin: replies});
 	assert.equal(result.code, 0, result.stderr);
 	const out = parseJson<{path: string}>(result.stdout);
-	return {session: Session.parse(JSON.parse(readFileSync(out.path, 'utf8'))), cwd, env};
+	return {session: readSession(out.path), cwd, env};
 }
 
 describe('sessionAtStep', () => {
@@ -66,7 +67,7 @@ describe('replay assistant and foreign paths', () => {
 		const {session, cwd, env} = await offlineSession();
 		const result = await runCli(['run', '--seed', session.seed.id, '--replay-from', session.id, '--json'], {cwd, env});
 		assert.equal(result.code, 0, result.stderr);
-		const replayed = Session.parse(JSON.parse(readFileSync(parseJson<{path: string}>(result.stdout).path, 'utf8')));
+		const replayed = readSession(parseJson<{path: string}>(result.stdout).path);
 		assert.equal(replayed.config.assistant, 'replay');
 		assert.equal(replayed.config.replayFrom, session.id);
 		const text = (s: Session) => s.turns.filter((turn) => turn.role === 'assistant').map((turn) => turn.content);
@@ -86,7 +87,7 @@ describe('replay assistant and foreign paths', () => {
 		const resumed = await runCli(['run', '--resume', moved, '--json'], {cwd, env, stdin: Array(6).fill('Fine.\n.').join('\n')});
 		assert.equal(resumed.code, 0, resumed.stderr);
 		assert.equal(parseJson<{path: string; status: string}>(resumed.stdout).path, moved);
-		assert.equal(Session.parse(JSON.parse(readFileSync(moved, 'utf8'))).status, 'completed');
-		assert.equal(Session.parse(JSON.parse(readFileSync(out.path, 'utf8'))).status, 'awaiting_assistant', 'the original copy is untouched');
+		assert.equal(readSession(moved).status, 'completed');
+		assert.equal(readSession(out.path).status, 'awaiting_assistant', 'the original copy is untouched');
 	});
 });

@@ -28,7 +28,7 @@ describe('report: bootstrap intervals', () => {
 		assert.ok(b.hi - b.lo < (a.hi - a.lo) / 2, `400 values (${(b.hi - b.lo).toFixed(3)}) give a much tighter interval than 25 (${(a.hi - a.lo).toFixed(3)})`);
 		// For a proportion near 0.5 with n=400 the 95% interval is about ±0.05.
 		assert.ok(Math.abs((b.hi - b.lo) / 2 - 0.049) < 0.015, `half-width ${((b.hi - b.lo) / 2).toFixed(3)}`);
-		assert.deepEqual(bootstrapMean([4]), {n: 1, mean: 4, lo: 4, hi: 4});
+		assert.deepEqual(bootstrapMean([4]), {n: 1, mean: 4, lo: 4, hi: 4, seeds: 1, method: 'bootstrap'});
 		assert.equal(bootstrapMean([]), null);
 		const constant = bootstrapMean([3, 3, 3, 3])!;
 		assert.deepEqual([constant.lo, constant.hi], [3, 3]);
@@ -63,7 +63,7 @@ const summary = (patch: Partial<SessionSummary>): SessionSummary => ({
 	errorFlag: null,
 	termination: 'all_shards_passed',
 	mock: false,
-	...setupFields(),
+	...setupFields({assistantModel: patch.assistantModel, judgeModel: patch.judgeModel, judgeMode: patch.judgeMode, mock: patch.mock}),
 	...patch,
 });
 
@@ -95,26 +95,28 @@ describe('report: tables', () => {
 			['MY', 2, 0, 0, 3, 0.5],
 			['TH', 1, 1, 1, 5, 1],
 		]);
-		assert.equal(report.overall.n, 3);
-		assert.equal(report.overall.errors, 1);
-		assert.ok(Math.abs(report.overall.threeH!.mean - 11 / 3) < 1e-9, 'the error is not a zero');
-		assert.deepEqual(report.notes, []);
+		assert.equal(report.overall!.n, 3);
+		assert.equal(report.overall!.errors, 1);
+		assert.ok(Math.abs(report.overall!.threeH!.mean - 11 / 3) < 1e-9, 'the error is not a zero');
+		assert.deepEqual(report.notes, ['2 row(s) rest on fewer than 10 seeds (marked *): their intervals are unreliable.']);
 	});
 
 	it('keeps mock filler out of model results, and says when different judges are mixed', () => {
 		const mixed = buildReport([summary({id: 'a'}), summary({id: 'm', mock: true, threeH: 1, assistantModel: 'mock'})], ['model']);
 		assert.deepEqual(mixed.rows.map((row) => row.slice.model), ['model-a']);
-		assert.match(mixed.notes.join('\n'), /1 session\(s\) from the offline mock provider left out/);
+		assert.match(mixed.notes.join('\n'), /1 session\(s\) that ran entirely on the offline mock provider left out/);
 		const allMock = buildReport([summary({id: 'm', mock: true})], []);
 		assert.equal(allMock.mock, true);
 		assert.match(allMock.notes.join('\n'), /deterministic filler, not measurements/);
 		const judges = buildReport([summary({id: 'a'}), summary({id: 'b', judgeModel: 'judge-2'})], ['model']);
-		assert.match(judges.notes.join('\n'), /Judged by 2 different models \(judge-1, judge-2\).*--by judge/);
-		assert.deepEqual(buildReport([summary({id: 'a'}), summary({id: 'b', judgeModel: 'judge-2'})], ['judge']).notes, []);
+		assert.match(judges.notes.join('\n'), /2 setups that differ in models\.judge \(openai:judge-\d \/ openai:judge-\d\).*--by judge compares judges/);
+		assert.equal(judges.overall, null, 'two judges are not pooled into one figure');
+		assert.deepEqual(judges.rows.map((row) => [row.slice.setup, row.n]), [['S1', 1], ['S2', 1]]);
+		assert.deepEqual(buildReport([summary({id: 'a'}), summary({id: 'b', judgeModel: 'judge-2'})], ['judge']).rows.map((row) => row.slice), [{judge: 'judge-1'}, {judge: 'judge-2'}]);
 		// A re-judged copy repeats its original's dialogue: left out unless judges are compared.
 		const copies = [summary({id: 'a', threeH: 4}), summary({id: 'a.rj-judge-2-separate', judgeModel: 'judge-2', rejudgeOf: 'a', threeH: 2})];
 		const plain = buildReport(copies, ['model']);
-		assert.equal(plain.overall.n, 1);
+		assert.equal(plain.overall!.n, 1);
 		assert.match(plain.notes.join('\n'), /1 re-judged copy left out.*--by judge/);
 		const compared = buildReport(copies, ['judge']);
 		assert.deepEqual(compared.rows.map((row) => [row.slice.judge, row.n]), [['judge-1', 1], ['judge-2', 1]]);
@@ -150,9 +152,9 @@ describe('report: from a batch run over HTTP', () => {
 		assert.equal(onlyBatch.overall.n, 2);
 		const text = await runCli(['report', '--by', 'region', '--metrics', ...base], {env, cwd: h.cwd});
 		assert.match(text.stdout, /^4 scored episode\(s\), 0 ended in an error flag/);
-		assert.match(text.stdout, /TH\s+2\s+0\s+4\.00 \[4\.00, 4\.00\]/);
+		assert.match(text.stdout, /TH\s+2\*\s+0\s+4\.00 \[4\.00, 4\.00\]/);
 		const markdown = await runCli(['report', '--by', 'region', '--format', 'markdown', ...base], {env, cwd: h.cwd});
-		assert.match(markdown.stdout, /^\| REGION \| N \| ERR \| 3H \| TDQ \| CLEAN \|\n\| --- \| ---: /);
+		assert.match(markdown.stdout, /^\| REGION \| N \| ERR \| 3H \| TDQ \| CLEAN \| Δ3H \|\n\| --- \| ---: /);
 		const csv = (await runCli(['report', '--by', 'region', '--format', 'csv', ...base], {env, cwd: h.cwd})).stdout.trim().split('\n');
 		assert.equal(csv[0]!.split(',').slice(0, 5).join(','), 'region,n,errors,unfinished,threeH_mean');
 		assert.deepEqual(csv.map((line) => line.split(',')[0]), ['region', 'TH', 'VN', 'all']);
@@ -188,7 +190,7 @@ describe('report: from a batch run over HTTP', () => {
 		const helpfulness = out.metrics.find((row) => row.metric === 'helpfulness')!;
 		assert.equal(helpfulness.n, 4);
 		assert.ok(Math.abs(helpfulness.pearson! - 1) < 1e-9, 'the judge orders sessions as people do');
-		assert.equal(helpfulness.exact!.mean, 0, 'human means 2.5 and 4.5 round up, away from the judge');
+		assert.equal(helpfulness.exact!.mean, 0.5, 'human means 2.5 and 4.5 lie halfway: each counts half, whichever way rounding would go');
 		assert.equal(helpfulness.withinOne!.mean, 1);
 		assert.equal(helpfulness.bias, -0.5, 'the judge is half a point harsher than the people');
 		assert.ok(helpfulness.humanAlpha! > 0.6, `raters agree well with each other (alpha ${helpfulness.humanAlpha})`);

@@ -25,6 +25,17 @@ describe('the tui command', () => {
 		assert.equal(tui.calls.length, 0);
 	});
 
+	it('opens the home screen for options with no command, and resumes (or retries) a session with tui --resume', async () => {
+		const tui = spy();
+		assert.equal((await runCli(['--sessions-dir', 'elsewhere'], {tty: true, main: {openTui: tui.openTui}, env: fx.env, cwd: fx.dir})).code, 0);
+		assert.deepEqual([tui.calls[0]!.kind, tui.calls[0]!.flags['sessionsDir']], ['home', 'elsewhere']);
+		assert.equal((await runCli(['tui', '--resume', 'some-id', '--retry'], {tty: true, main: {openTui: tui.openTui}, env: fx.env, cwd: fx.dir})).code, 0);
+		assert.deepEqual(tui.calls[1], {kind: 'resume', session: 'some-id', retry: true, flags: tui.calls[1]!.flags});
+		const piped = await runCli(['--sessions-dir', 'elsewhere'], {main: {openTui: tui.openTui}, env: fx.env, cwd: fx.dir});
+		assert.equal(piped.code, 2, 'without a terminal: the tui command says it needs one');
+		assert.equal(tui.calls.length, 2);
+	});
+
 	it('opens an episode on a terminal with the episode and model flags', async () => {
 		const tui = spy();
 		const result = await runCli(['tui', '--persona', 'my-tamil-hindu-a55-f', '--template', 'culinary.dietary-rules.02', '--tier', 'standard', '--lang', 'native', '--human', '--judge-model', 'mock'], {tty: true, main: {openTui: tui.openTui}, env: fx.env, cwd: fx.dir});

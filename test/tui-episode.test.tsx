@@ -134,43 +134,44 @@ describe('episode screen, live on the offline mock', () => {
 		}
 	});
 
-	it('lets a person play the assistant (--human): input box, newline, send, then the simulator answers', async () => {
+	it('lets a person play the assistant blind (--human): runs to their turn, keeps every key, sends with Ctrl-S, continues on its own', async () => {
 		const {engine, tui} = await liveApp({human: true});
 		try {
-			await tui.waitFor((f) => f.includes('next: retrieve evidence'), 'the first frame');
-			await step(tui, 'next: write the shards');
-			await step(tui, 'next: user opens');
-			await tui.press('n');
-			let frame = await tui.waitFor((f) => f.includes('Your reply as the assistant (t=0)'), 'the input box');
-			assert.match(frame, /Enter on an empty line or Ctrl-S: send/);
+			let frame = await tui.waitFor((f) => f.includes('Your reply as the assistant (t=0)'), 'the reply box, as soon as the user has spoken');
+			assert.match(frame, /you are the assistant \(blind: the chat only\)/);
+			assert.match(frame, /USER · t=0/);
+			assert.doesNotMatch(frame, /Private|Oracle|Success criteria|Shard \d/, 'nothing hidden on a blind seat');
 			await tui.settle();
-			await tui.press('Could you');
-			tui.paste(' tell me which dishes your aunt cooks?');
-			await tui.press(KEYS.enter);
-			tui.paste('And how long the stay is?');
-			frame = await tui.waitFor((f) => f.includes('And how long the stay is?'), 'the typed draft');
-			assert.match(frame, /Could you tell me which dishes/);
-			await tui.press(KEYS.enter, KEYS.enter);
-			frame = await atStep(tui, 4);
-			assert.match(frame, /ASSISTANT · t=0/, 'the sent reply shows in Public');
+			// Fast typing: text, Backspaces and more text in one read; Enter is a new line (a blank line too).
+			tui.paste('Could you tell me which dishes yr\u007f\u007fyour aunt cooks?\r\rAnd how long is the stay?');
+			frame = await tui.waitFor((f) => f.includes('And how long is the stay?▌'), 'the typed draft');
+			assert.match(frame, /Could you tell me which dishes your aunt cooks\?/);
+			// Cursor keys edit in the middle: go to the start of the line, delete a word with Ctrl-W after moving.
+			await tui.press(KEYS.home);
+			tui.paste('Also: ');
+			await tui.waitFor((f) => f.includes('Also: ▌And how long'), 'typed at the cursor');
+			await tui.press(KEYS.ctrlS);
+			await tui.waitFor(() => engine.session.turns.filter((turn) => turn.role === 'user').length === 2, 'sent, and the simulator answered on its own');
 			const assistant = engine.session.turns.find((turn) => turn.role === 'assistant')!;
 			assert.equal(assistant.source, 'human');
-			assert.equal(assistant.content, 'Could you tell me which dishes your aunt cooks?\nAnd how long the stay is?');
-			await tui.press('n');
-			frame = await atStep(tui, 5);
-			assert.match(frame, /USER · t=1/, 'the simulator answered');
-			await tui.waitFor((f) => f.includes('Your reply as the assistant (t=1)'), 'the box again for t=1');
+			assert.equal(assistant.content, 'Could you tell me which dishes your aunt cooks?\n\nAlso: And how long is the stay?');
+			assert.equal(assistant.sawHidden, undefined);
+			frame = await tui.waitFor((f) => f.includes('Your reply as the assistant (t=1)'), 'the box for t=1');
+			assert.match(frame, /USER · t=1/);
 			await tui.settle();
 			await tui.press(KEYS.escape);
 			await tui.waitFor((f) => f.includes('press e to type in it'), 'Esc leaves the box');
-			await tui.press('2');
-			await tui.waitFor((f) => /▶ Shard \d\/\d/.test(f), 'keys reach the panes again');
+			await tui.settle();
+			await tui.press('v');
+			frame = await tui.waitFor((f) => f.includes('Oracle') && f.includes('Private'), 'v reveals the hidden panes');
+			await tui.waitFor(() => engine.session.sawHidden === true, 'recorded on the session');
 			await tui.press('e');
 			await tui.waitFor((f) => !f.includes('press e to type in it'), 'e enters the box');
 			await tui.settle();
-			await tui.press('Fine.', KEYS.ctrlS);
+			tui.paste('Fine.');
+			await tui.press(KEYS.ctrlS);
 			await tui.waitFor(() => engine.session.turns.filter((turn) => turn.role === 'assistant').length === 2, 'Ctrl-S sends');
-			assert.equal(engine.session.config.assistant, 'human');
+			assert.equal(engine.session.turns.filter((turn) => turn.role === 'assistant')[1]!.sawHidden, true, 'a reply written after seeing hidden state says so');
 		} finally {
 			tui.unmount();
 		}

@@ -84,7 +84,7 @@ describe('episode screen over HTTP', () => {
 			await tui.press('i');
 			const inspector = await tui.waitFor((f) => f.includes('Inspector ·'), 'the inspector');
 			assert.match(inspector, /simulator\s+simulator\s+fake-model\s+simulator\s+×2/, 'the call shows two attempts');
-			assert.match(inspector, /retry after attempt 1: HTTP 429/);
+			assert.match(inspector, /attempt 1: HTTP 429 \(waited/);
 		} finally {
 			tui.unmount();
 		}
@@ -101,7 +101,7 @@ describe('episode screen over HTTP', () => {
 			await tui.settle();
 			await tui.press('i');
 			frame = await tui.waitFor((f) => f.includes('Inspector ·'), 'the inspector');
-			assert.match(frame, /ERROR .*HTTP 500/);
+			assert.match(frame, /ERROR 500, 500, 500/, 'every attempt\'s status, not only the last');
 			await tui.press('G');
 			await tui.press('\u001B');
 			await tui.waitFor((f) => !f.includes('Inspector ·'), 'closed');
@@ -154,7 +154,7 @@ describe('episode screen over HTTP', () => {
 			await tui.press('a');
 			let frame = await tui.waitFor((f) => f.includes('(streaming…)'), 'auto-run reaches the assistant turn', 20_000);
 			assert.match(frame, /AUTO on/);
-			assert.match(statusLine(frame), /│ step 3 │/, 'blueprint, shards and the opening ran without a key');
+			assert.match(statusLine(frame), /│ step 4 ▶ │/, 'blueprint, shards and the opening ran without a key; step 4 (the one whose calls are s4) runs');
 			await tui.press('a');
 			frame = await tui.waitFor((f) => f.includes('auto off') && idle(f), 'the step in flight finished', 20_000);
 			assert.match(statusLine(frame), /│ step 4 │/);

@@ -16,7 +16,7 @@ import {tempDir} from './helpers/tmp.js';
 const NO: Key = {upArrow: false, downArrow: false, leftArrow: false, rightArrow: false, pageDown: false, pageUp: false, home: false, end: false, return: false, escape: false, ctrl: false, shift: false, tab: false, backspace: false, delete: false, meta: false, super: false, hyper: false, capsLock: false, numLock: false};
 
 describe('rating form keys', () => {
-	it('scores and advances, moves, clears, refuses to save nothing, saves and cancels', () => {
+	it('scores the metric under the cursor without moving, never wraps, clears, and saves only all six', () => {
 		let state = initialRatingForm();
 		const press = (input: string, key: Partial<Key> = {}) => {
 			const result = ratingKey(state, input, {...NO, ...key});
@@ -24,20 +24,28 @@ describe('rating form keys', () => {
 			return result;
 		};
 		assert.equal(press('', {return: true}).kind, 'state');
-		assert.match(state.message!, /at least one/);
+		assert.match(state.message!, /score every metric first \(helpfulness, honesty, harmlessness, naturalness, plausibility, typicality are empty\)/);
 		press('4');
 		assert.deepEqual(state.scores, {helpfulness: 4});
-		assert.equal(state.selected, 1, 'a score moves to the next metric');
+		assert.equal(state.selected, 0, 'a score leaves the cursor where it is');
 		press('9');
 		assert.deepEqual(state.scores, {helpfulness: 4}, 'only 1-5 score');
 		press('', {upArrow: true});
+		assert.equal(state.selected, 0, 'no wrap at the top');
 		press('0');
 		assert.deepEqual(state.scores, {});
-		press('', {upArrow: true});
-		assert.equal(state.selected, 5, 'wraps around');
+		for (let i = 0; i < 8; i++) press('', {downArrow: true});
+		assert.equal(state.selected, 5, 'no wrap at the bottom');
 		press('2');
-		assert.equal(state.selected, 5, 'stays on the last metric');
-		assert.deepEqual(press('', {return: true}), {kind: 'save', scores: {typicality: 2}});
+		assert.deepEqual(press('', {return: true}).kind, 'state', 'five metrics still empty');
+		assert.match(state.message!, /helpfulness, honesty, harmlessness, naturalness, plausibility are empty/);
+		// The README's instructions: ↑↓ pick a metric, 1-5 score it, Enter saves.
+		state = initialRatingForm();
+		for (const [index, score] of ['4', '5', '5', '3', '4', '2'].entries()) {
+			if (index > 0) press('', {downArrow: true});
+			press(score);
+		}
+		assert.deepEqual(press('', {return: true}), {kind: 'save', scores: {helpfulness: 4, honesty: 5, harmlessness: 5, naturalness: 3, plausibility: 4, typicality: 2}});
 		assert.deepEqual(press('', {escape: true}), {kind: 'cancel'});
 	});
 });
@@ -87,7 +95,8 @@ describe('rating a replayed session in the TUI', () => {
 			assert.match(frame, new RegExp(`REPLAY step ${judged}/${session.steps.length}`), 'stepped back to just before the judge');
 			assert.doesNotMatch(frame, /Judge \(/, 'judge scores hidden while rating');
 			await tui.settle();
-			await tui.press('4', '5', '5', '3', '4', '2', KEYS.enter);
+			// As the README says: ↑↓ pick a metric, 1-5 score it, Enter saves (an extra ↓ at the end does not wrap).
+			await tui.press('4', KEYS.down, '5', KEYS.down, '5', KEYS.down, '3', KEYS.down, '4', KEYS.down, KEYS.down, '2', KEYS.enter);
 			frame = await tui.waitFor((f) => f.includes('Saved 6 rating(s) by tester'), 'the saved note');
 			assert.doesNotMatch(frame, /Your ratings as/, 'the form closed');
 		} finally {
@@ -116,8 +125,8 @@ describe('rating a replayed session in the TUI', () => {
 			await tui.settle();
 			await tui.press('s');
 			const frame = await tui.waitFor((f) => f.includes('Your ratings as tester'), 'the rating form');
-			assert.match(frame, /helpfulness\s+4/);
-			assert.match(frame, /typicality\s+2/);
+			assert.match(frame, /helpfulness\s+\[4\]/);
+			assert.match(frame, /typicality\s+\[2\]/);
 			await tui.settle();
 			await tui.press('1', KEYS.escape);
 			await tui.waitFor((f) => !f.includes('Your ratings as'), 'the form closed');

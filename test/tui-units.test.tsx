@@ -5,8 +5,9 @@ import type {Session} from '../src/domain/session.js';
 import {initialLive, liveReducer, retryLabel} from '../src/tui/episode/liveState.js';
 import {initialUi, uiReducer} from '../src/tui/episode/uiState.js';
 import {appReducer, backOf} from '../src/tui/appState.js';
-import {applyDraftKey} from '../src/tui/text/draft.js';
-import {fuzzyFilter, fuzzyScore} from '../src/tui/text/fuzzy.js';
+import {EMPTY_EDITOR, type EditorState, editKey, editorLines} from '../src/tui/text/editor.js';
+import {parsePresses} from '../src/tui/text/keys.js';
+import {fuzzyFilter} from '../src/tui/text/fuzzy.js';
 import {blockAt, effectiveOffset, FOLLOW, maxOffset, pageSize, pageStart, scrollBy, slicesInWindow, TOP, visibleRange} from '../src/tui/text/scroll.js';
 import {displayWidth, fit, truncate} from '../src/tui/text/width.js';
 import {wrapText} from '../src/tui/text/wrap.js';
@@ -16,7 +17,7 @@ import {choicesToFlags, cycleChoice, initialChoices, initialOptions, OPTION_ROWS
 import {initialPersonaPicker, initialTemplatePicker, personaPickerKey, templatePickerKey} from '../src/tui/view/pickerState.js';
 import {cycleFilter, NO_FILTERS, visiblePersonas} from '../src/tui/view/pickers.js';
 import {formatSeconds, formatTokens} from '../src/tui/view/status.js';
-import {initialSessionsScreen, nextSort, sessionsKey, visibleSessions} from '../src/tui/view/sessionsList.js';
+import {sessionRow, initialSessionsScreen, nextSort, sessionsKey, visibleSessions} from '../src/tui/view/sessionsList.js';
 import type {SessionSummary} from '../src/domain/sessionSummary.js';
 import {testUniverse} from './helpers/tuiFixture.js';
 
@@ -104,25 +105,65 @@ describe('scroll arithmetic', () => {
 });
 
 describe('fuzzy matching', () => {
-	it('matches subsequences and ranks word starts and runs first', () => {
-		assert.equal(fuzzyScore('xyz', 'my-tamil-hindu'), null);
-		assert.ok(fuzzyScore('tam', 'my-tamil-hindu')! > fuzzyScore('tam', 'taxi and more')!);
+	it('ranks the best match first, needs every word, and keeps the order for an empty query', () => {
 		const ranked = fuzzyFilter(['my-malay-muslim-a18-f', 'my-tamil-hindu-a55-f', 'sg-tamil-a35-m'], 'tamil hindu', (x) => x);
 		assert.equal(ranked[0], 'my-tamil-hindu-a55-f');
+		assert.deepEqual(fuzzyFilter(['my-tamil', 'xyz'], 'qqqq', (x) => x), []);
 		assert.deepEqual(fuzzyFilter(['b', 'a'], '', (x) => x), ['b', 'a']);
+	});
+	it('tolerates a typo but does not match scattered letters (the shipped personas and templates)', () => {
+		const universe = testUniverse();
+		const tamol = fuzzyFilter(universe.personas, 'tamol', (p) => `${p.id} ${p.identity}`);
+		assert.ok(tamol.length > 0 && tamol.every((p) => /tamil/i.test(`${p.id} ${p.identity}`)), tamol.map((p) => p.id).join());
+		const funerals = fuzzyFilter(universe.templates, 'funeral', (t) => `${t.id} ${t.title} ${t.sketch}`);
+		const expected = universe.templates.filter((t) => /funeral/i.test(`${t.title} ${t.sketch}`));
+		assert.deepEqual(funerals.map((t) => t.id).sort(), expected.map((t) => t.id).sort());
 	});
 });
 
 describe('the human reply box', () => {
-	it('Enter adds a line, Enter on an empty line sends, Ctrl-S sends, Esc leaves', () => {
-		assert.deepEqual(applyDraftKey('hi', '\r', {return: true}), {kind: 'edit', draft: 'hi\n'});
-		assert.deepEqual(applyDraftKey('hi\n', '\r', {return: true}), {kind: 'send', text: 'hi'});
-		assert.deepEqual(applyDraftKey('', '\r', {return: true}), {kind: 'empty', draft: ''});
-		assert.deepEqual(applyDraftKey('a\nb', 's', {ctrl: true}), {kind: 'send', text: 'a\nb'});
-		assert.deepEqual(applyDraftKey('abc', '', {backspace: true}), {kind: 'edit', draft: 'ab'});
-		assert.deepEqual(applyDraftKey('abc', '', {escape: true}), {kind: 'blur', draft: 'abc'});
-		assert.deepEqual(applyDraftKey('', 'one\r\ntwo', {}), {kind: 'edit', draft: 'one\ntwo'}, 'a paste keeps its newlines and does not send');
-		assert.deepEqual(applyDraftKey('x', '', {upArrow: true}), {kind: 'edit', draft: 'x'});
+	/** Types raw terminal input into an editor, as the box does, and returns the final state or what it asked for. */
+	const typeRaw = (raw: string[], from: EditorState = EMPTY_EDITOR) => {
+		let state = from;
+		const asked: string[] = [];
+		for (const chunk of raw) {
+			for (const press of parsePresses(chunk)) {
+				const result = editKey(state, press);
+				if (result.kind === 'edit' || result.kind === 'empty' || result.kind === 'blur' || result.kind === 'scroll' || result.kind === 'external') state = result.state;
+				asked.push(result.kind === 'send' ? `send:${result.text}` : result.kind);
+			}
+		}
+		return {state, asked};
+	};
+	it('keeps every key of one read: text, Backspaces (DEL and ^H), Enter as a new line, in order', () => {
+		assert.equal(typeRaw(['abcdef\u007f\u007f\u007f\u007f\u007f\u007fPara one.']).state.text, 'Para one.');
+		assert.equal(typeRaw(['one\r\rtwo\b\bwo']).state.text, 'one\n\ntwo');
+		assert.equal(typeRaw(['tamil ', 'தமிழ்', '\u007f']).state.text, 'tamil தமி', 'Backspace removes a whole grapheme cluster (ழ் with its virama)');
+	});
+	it('moves by character, word and line, and deletes words and line ends', () => {
+		assert.equal(typeRaw(['hello world', '\u001B[D', '\u001B[D', 'X']).state.text, 'hello worXld');
+		assert.equal(typeRaw(['hello world', '\u001B[1;5D', 'big ']).state.text, 'hello big world', 'Ctrl-Left: a word back');
+		assert.equal(typeRaw(['hello world', '\u0017']).state.text, 'hello ', 'Ctrl-W');
+		assert.equal(typeRaw(['hello world', '\u001B\u007f']).state.text, 'hello ', 'Alt-Backspace');
+		assert.equal(typeRaw(['one\rtwo three', '\u0015']).state.text, 'one\n', 'Ctrl-U: to the start of the line');
+		assert.equal(typeRaw(['one two', '\u0001', '\u000B']).state.text, '', 'Ctrl-A then Ctrl-K');
+		assert.equal(typeRaw(['abc', '\u001B[H', '\u001B[3~']).state.text, 'bc', 'Home, Delete');
+		assert.equal(typeRaw(['first line\rsecond', '\u001B[A', '\u001B[F', '!']).state.text, 'first line!\nsecond', 'Up then End');
+	});
+	it('sends with Ctrl-S or Alt-Enter, refuses an empty reply, leaves with Esc, hands off with Ctrl-X, scrolls with PgUp/PgDn', () => {
+		assert.deepEqual(typeRaw(['a\rb', '\u0013']).asked.at(-1), 'send:a\nb');
+		assert.deepEqual(typeRaw(['hi', '\u001B\r']).asked.at(-1), 'send:hi');
+		assert.deepEqual(typeRaw(['  ', '\u0013']).asked.at(-1), 'empty');
+		assert.deepEqual(typeRaw(['x', '\u001B']).asked.at(-1), 'blur');
+		assert.deepEqual(typeRaw(['x', '\u0018']).asked.at(-1), 'external');
+		assert.deepEqual(typeRaw(['\u001B[5~']).asked.at(-1), 'scroll');
+		assert.equal(typeRaw(['\u001B[200~', 'pasted\r\nlines', '\u001B[201~']).state.text, 'pasted\nlines', 'a bracketed paste inserts its text and never sends');
+	});
+	it('draws the cursor where it is and keeps its line in view', () => {
+		const {state} = typeRaw(['one two three four five', '\u001B[1;5D', '\u001B[1;5D']);
+		const {lines, cursorLine} = editorLines(state, 10, true);
+		assert.ok(lines[cursorLine]!.includes('▌'), lines.join('|'));
+		assert.equal(lines.join(' ').replace('▌', '').replace(/\s+/g, ' ').trim(), 'one two three four five');
 	});
 });
 
@@ -274,10 +315,11 @@ describe('pickers', () => {
 	});
 	it('turns option choices into the flags `run` takes', () => {
 		const choices = initialChoices({lang: 'native', human: true, simulatorModel: 'gpt-5-nano'});
-		assert.deepEqual(choices, {tier: 'seed', lang: 'native', mode: 'eval', assistant: 'me', bestOf: 'off', models: {simulator: 'gpt-5-nano'}});
+		assert.deepEqual(choices, {tier: 'seed', lang: 'native', mode: 'eval', assistant: 'me', bestOf: 'off', maxTurns: '5', judgeMode: 'separate', models: {simulator: 'gpt-5-nano'}});
 		assert.equal(cycleChoice(choices, 'tier', 1).tier, 'standard');
 		assert.equal(cycleChoice(choices, 'tier', -1).tier, 'normative');
-		assert.deepEqual(choicesToFlags('p', 't', choices), {persona: 'p', template: 't', tier: undefined, lang: 'native', mode: 'eval', human: true, bestOf: undefined, simulatorModel: 'gpt-5-nano'});
+		assert.deepEqual(choicesToFlags('p', 't', choices), {persona: 'p', template: 't', tier: undefined, lang: 'native', mode: 'eval', human: true, bestOf: undefined, maxTurns: 5, judgeMode: 'separate', simulatorModel: 'gpt-5-nano'});
+		assert.deepEqual(choicesToFlags('p', 't', cycleChoice(cycleChoice(choices, 'maxTurns', 1), 'judgeMode', 1)), {...choicesToFlags('p', 't', choices), maxTurns: 6, judgeMode: 'combined'}, 'max turns and judge mode on the options screen');
 		assert.equal(choicesToFlags('p', 't', {...choices, assistant: 'model', bestOf: '4'}).bestOf, 4);
 		assert.equal(choicesToFlags('p', 't', {...choices, bestOf: '4'}).bestOf, undefined, 'a person playing the assistant writes one reply');
 		assert.equal(initialChoices({bestOf: 3}).bestOf, '3');
@@ -342,19 +384,39 @@ describe('sessions list', () => {
 		assert.deepEqual(visibleSessions(rows, 'running jp', 'newest').map((s) => s.id), ['b']);
 		assert.equal(nextSort('persona'), 'newest');
 	});
-	it('handles keys as a reducer: / filter, s sort, r resumes only unfinished sessions', () => {
+	it('handles keys as a reducer: / filter, s sort, r resumes unfinished and retries errored sessions, h hides scores, m/d compare', () => {
 		let state = initialSessionsScreen();
 		state = sessionsKey(rows, state, '/', {}, 10);
 		for (const input of 'isan') state = sessionsKey(rows, state, input, {}, 10);
 		assert.equal(state.query, 'isan');
 		state = sessionsKey(rows, state, '', {return: true}, 10);
 		assert.equal(state.filtering, false);
-		assert.equal(sessionsKey(rows, state, 'r', {}, 10).note?.includes('only running or awaiting_assistant'), true);
+		assert.match(sessionsKey(rows, state, 'r', {}, 10).note ?? '', /is completed: nothing to resume/);
 		assert.equal(sessionsKey(rows, state, '', {return: true}, 10).command, 'open');
 		let all = initialSessionsScreen();
 		assert.equal(sessionsKey(rows, all, 'r', {}, 10).command, 'resume', 'the newest (b) is running');
 		all = sessionsKey(rows, all, 's', {}, 10);
 		assert.equal(all.sort, 'oldest');
 		assert.equal(sessionsKey(rows, all, 'q', {}, 10).command, 'quit');
+		const errored = [...rows, summary({id: 'e', createdAt: '2026-01-04T00:00:00Z', status: 'error', errorFlag: 'JUDGE_ERROR'})];
+		assert.equal(sessionsKey(errored, initialSessionsScreen(), 'r', {}, 10).command, 'resume', 'an errored session: r retries it');
+		const hidden = sessionsKey(rows, initialSessionsScreen(), 'h', {}, 10);
+		assert.equal(hidden.hideScores, true);
+		assert.ok(!sessionRow(rows[0]!, {hideScores: true}).includes('4.00') && sessionRow(rows[0]!).includes('4.00'));
+		let marking = sessionsKey(rows, initialSessionsScreen(), 'm', {}, 10);
+		assert.match(sessionsKey(rows, marking, 'd', {}, 10).note ?? '', /Mark two/);
+		marking = sessionsKey(rows, sessionsKey(rows, marking, '', {downArrow: true}, 10), 'm', {}, 10);
+		assert.deepEqual(marking.marked, ['b', 'a']);
+		assert.equal(sessionsKey(rows, marking, 'd', {}, 10).command, 'compare', 'same seed: compare');
+		const otherSeed = rows.map((row) => (row.id === 'a' ? {...row, seedId: 'other:seed'} : row));
+		assert.match(sessionsKey(otherSeed, marking, 'd', {}, 10).note ?? '', /different seeds/);
+	});
+	it('filters by field: model, judge, scores, clean', () => {
+		const scored = [summary({id: 'x', assistantModel: 'qwen3:8b', threeH: 4.5, clean: true}), summary({id: 'y', assistantModel: 'gpt-5-mini', threeH: 3, clean: false}), summary({id: 'z', assistantModel: 'gpt-5-mini', threeH: null})];
+		const ids = (query: string) => visibleSessions(scored, query, 'newest').map((s) => s.id).sort();
+		assert.deepEqual(ids('model:qwen'), ['x']);
+		assert.deepEqual(ids('model:gpt 3h>=3'), ['y']);
+		assert.deepEqual(ids('3h<4'), ['y']);
+		assert.deepEqual(ids('clean:no'), ['y']);
 	});
 });

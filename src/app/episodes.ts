@@ -45,7 +45,8 @@ export function episodeOptionsFromFlags(flags: Flags): EpisodeOptions {
 	if (bestOf !== null && (assistant === 'human' || assistant === 'replay')) throw new UserError(`--best-of samples the model under test; it does not go with ${assistant === 'human' ? '--human' : '--replay-from'}.`);
 	const maxTurns = Number(flags['maxTurns'] ?? 5);
 	if (!Number.isInteger(maxTurns) || maxTurns < 1 || maxTurns > 20) throw new UserError(`--max-turns must be a whole number from 1 to 20, got '${String(flags['maxTurns'])}'.`);
-	return {language: language.data, assistant, judgeMode: judgeMode.data, maxTurns, replayFrom: typeof flags['replayFrom'] === 'string' ? flags['replayFrom'] : null, bestOf};
+	if (flags['reveal'] && assistant !== 'human') throw new UserError('--reveal shows hidden state to a person playing the assistant; it goes with --human only.');
+	return {language: language.data, assistant, judgeMode: judgeMode.data, maxTurns, replayFrom: typeof flags['replayFrom'] === 'string' ? flags['replayFrom'] : null, bestOf, ...(flags['reveal'] ? {reveal: true} : {})};
 }
 
 /** A new episode for a seed, saved to the store before its first step; `listener` sees every event from episode_started on. */
@@ -55,7 +56,9 @@ export async function startEpisode(runtime: Runtime, seed: Seed, options: Episod
 	const template = universe.templateById.get(seed.templateId)!;
 	const replaySource = options.replayFrom ? await runtime.store.load(options.replayFrom) : null;
 	const config = buildConfig(runtime.gateway, {...options, replayFrom: replaySource?.id ?? options.replayFrom ?? null}, {prompts: promptVersions(), embedder: runtime.embedderId()});
-	const session = newSession({seed, persona, template, config, id: options.id, now: new Date()});
+	const fresh = newSession({seed, persona, template, config, id: options.id, now: new Date()});
+	// A human who asked to see hidden state from the start has seen it before every reply.
+	const session = options.reveal && config.assistant === 'human' ? {...fresh, sawHidden: true} : fresh;
 	const engine = new EpisodeEngine(session, {universe, gateway: runtime.gateway, store: runtime.store, evidence: runtime.evidence, replaySource});
 	if (listener) engine.on(listener);
 	await engine.start(false);

@@ -1,8 +1,11 @@
-import {existsSync} from 'node:fs';
+import {existsSync, renameSync} from 'node:fs';
 import {resumeEpisode, startEpisode} from '../app/episodes.js';
 import type {Runtime} from '../app/runtime.js';
-import type {BatchItem, BatchManifest} from '../domain/batch.js';
-import type {CallRecord, Session} from '../domain/session.js';
+import type {BatchItem, BatchItemStatus, BatchManifest} from '../domain/batch.js';
+import type {Session} from '../domain/session.js';
+import {callPrice} from '../llm/pricing.js';
+import {UsageTally} from '../llm/usage.js';
+import {readSession} from '../store/sessionStore.js';
 import {SetupBreaker, type SetupStop} from '../llm/breaker.js';
 import type {Seed} from '../domain/seed.js';
 import type {EpisodeOptions} from '../episode/createSession.js';
@@ -12,12 +15,22 @@ import type {BatchStore} from '../store/batchStore.js';
 import {errorMessage} from '../util/errors.js';
 import {eachLimited} from '../util/limited.js';
 
+/** Where a batch stands, counted as items change (never by re-reading the manifest). */
+export type BatchProgress = {
+	readonly total: number;
+	readonly byStatus: Readonly<Record<BatchItemStatus, number>>;
+	/** Mean 3H of the completed items so far (null before the first). */
+	readonly meanThreeH: number | null;
+};
+
 export type BatchEvent =
-	| {readonly type: 'item_started'; readonly item: BatchItem; readonly resumed: boolean}
-	| {readonly type: 'item_finished'; readonly item: BatchItem; readonly calls: readonly CallRecord[]}
-	/** The item could not even start or resume (e.g. its session file is damaged); the batch goes on. */
-	| {readonly type: 'item_failed'; readonly item: BatchItem; readonly message: string}
-	| {readonly type: 'call_retried'; readonly item: BatchItem; readonly reason: string; readonly delayMs: number};
+	| {readonly type: 'item_started'; readonly item: BatchItem; readonly resumed: boolean; readonly progress: BatchProgress}
+	| {readonly type: 'item_finished'; readonly item: BatchItem; readonly progress: BatchProgress}
+	/** The item could not even start or resume; the batch goes on. */
+	| {readonly type: 'item_failed'; readonly item: BatchItem; readonly message: string; readonly progress: BatchProgress}
+	| {readonly type: 'call_retried'; readonly item: BatchItem; readonly reason: string; readonly delayMs: number}
+	/** Something the run noticed once (a session file set aside, a stale lock taken over). */
+	| {readonly type: 'notice'; readonly message: string};
 
 export type RunBatchInput = {
 	readonly runtime: Runtime;
@@ -49,8 +62,10 @@ export type RunBatchResult = {
 	readonly manifest: BatchManifest;
 	/** Stopped by the signal before every item had its turn. */
 	readonly interrupted: boolean;
-	/** Model calls made by this run (not by earlier runs of the same batch). */
-	readonly calls: readonly CallRecord[];
+	/** What this run's model calls cost (not earlier runs of the same batch); no call records are kept. */
+	readonly usage: UsageTally;
+	/** Episodes this run completed. */
+	readonly completed: number;
 	/** Set when the batch stopped on a repeated set-up failure. */
 	readonly stopped: BatchStop | null;
 };
@@ -61,11 +76,39 @@ export function itemsToRun(manifest: BatchManifest, retryErrors: boolean): numbe
 }
 
 /**
+ * Items whose session file is gone or unreadable although the manifest has them started or done (a
+ * deleted or damaged file): they are run again. An unreadable file is set aside first
+ * (`<id>.json.unreadable-<time>`, never deleted), so no saved work is lost and the rerun starts clean.
+ */
+function recoverLost(manifest: BatchManifest, runtime: Runtime, notice: (message: string) => void): number[] {
+	const lost: number[] = [];
+	manifest.items.forEach((item, index) => {
+		if (item.status === 'pending') return;
+		const file = runtime.store.fileFor(item.sessionId);
+		if (!runtime.store.exists(item.sessionId)) {
+			lost.push(index);
+			return;
+		}
+		try {
+			readSession(file);
+		} catch (error) {
+			const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+			for (const candidate of [file, runtime.store.journalFor(item.sessionId)]) if (existsSync(candidate)) renameSync(candidate, `${candidate}.unreadable-${stamp}`);
+			notice(`session ${item.sessionId} could not be read (${errorMessage(error).slice(0, 160)}); set aside as *.unreadable-${stamp} and run again`);
+			lost.push(index);
+		}
+	});
+	return lost;
+}
+
+/**
  * Runs a batch's unfinished items through the one episode engine, `parallel` at a time. Each item is
- * an ordinary session file; the manifest is saved whenever an item starts or ends, so a killed batch
- * resumes where it stood: finished items are never re-run, running ones continue from their last
- * saved step, and items that ended in an error flag are retried (they are infrastructure failures,
- * never results).
+ * an ordinary session file; each item's start and end are appended to the batch journal as they
+ * happen, so a killed batch resumes where it stood: finished items are never re-run, running ones
+ * continue from their last saved step, items whose session file is missing or unreadable run again,
+ * and items that ended in an error flag are retried (they are infrastructure failures, never
+ * results). Nothing finished is kept in memory: each session is released when its episode ends and
+ * usage is summed as calls arrive.
  */
 export async function runBatch(input: RunBatchInput): Promise<RunBatchResult> {
 	const {runtime, store} = input;
@@ -76,21 +119,46 @@ export async function runBatch(input: RunBatchInput): Promise<RunBatchResult> {
 		if (session.status === 'completed') breaker.success();
 		else if (session.status === 'error') breaker.failure({kind: session.error?.kind, role: session.error?.role, message: session.error?.message ?? '', id: session.id});
 	};
-	const manifest = input.manifest;
+	const notice = (message: string) => input.onEvent?.({type: 'notice', message});
+	const writer = store.open(input.manifest, notice);
+	const manifest = writer.manifest;
 	const now = input.now ?? (() => new Date());
+	const at = () => now().toISOString();
+	for (const index of recoverLost(manifest, runtime, notice)) writer.update(index, {status: 'pending', threeH: null, tdq: null, clean: null, errorFlag: null, termination: null}, at());
 	const todo = itemsToRun(manifest, input.retryErrors ?? true);
-	const calls: CallRecord[] = [];
-	let saving = Promise.resolve();
-	// Saves are chained so the file always ends with the latest state, whatever order workers finish in.
-	const save = () => {
-		manifest.updatedAt = now().toISOString();
-		const snapshot = structuredClone(manifest);
-		saving = saving.then(() => store.save(snapshot));
-		return saving;
-	};
+	const usage = new UsageTally((call) => callPrice(call, runtime.settings.prices));
+	const unsubscribe = runtime.gateway.onEvent((event) => {
+		if (event.type === 'call_done' || event.type === 'call_failed') usage.add(event.call);
+	});
+	// Counted as items change, so a progress line never re-reads the manifest.
+	const byStatus: Record<BatchItemStatus, number> = {pending: 0, running: 0, awaiting_assistant: 0, completed: 0, error: 0};
+	let threeHSum = 0;
+	let threeHCount = 0;
+	for (const item of manifest.items) {
+		byStatus[item.status]++;
+		if (item.status === 'completed' && item.threeH !== null) {
+			threeHSum += item.threeH;
+			threeHCount++;
+		}
+	}
+	const progress = (): BatchProgress => ({total: manifest.items.length, byStatus: {...byStatus}, meanThreeH: threeHCount > 0 ? threeHSum / threeHCount : null});
+	let completed = 0;
 	const update = (index: number, patch: Partial<BatchItem>) => {
-		manifest.items[index] = {...manifest.items[index]!, ...patch, updatedAt: now().toISOString()};
-		return manifest.items[index]!;
+		const before = manifest.items[index]!;
+		const item = writer.update(index, patch, at());
+		if (before.status !== item.status) {
+			byStatus[before.status]--;
+			byStatus[item.status]++;
+		}
+		if (before.status === 'completed' && before.threeH !== null) {
+			threeHSum -= before.threeH;
+			threeHCount--;
+		}
+		if (item.status === 'completed' && item.threeH !== null) {
+			threeHSum += item.threeH;
+			threeHCount++;
+		}
+		return item;
 	};
 
 	const runItem = async (index: number) => {
@@ -98,7 +166,7 @@ export async function runBatch(input: RunBatchInput): Promise<RunBatchResult> {
 		const listener = (event: EngineEvent) => {
 			if (event.type === 'call_retried') input.onEvent?.({type: 'call_retried', item: manifest.items[index]!, reason: event.reason, delayMs: event.delayMs});
 		};
-		const resumed = existsSync(runtime.store.fileFor(item.sessionId));
+		const resumed = runtime.store.exists(item.sessionId);
 		let engine: EpisodeEngine;
 		try {
 			if (resumed) {
@@ -109,39 +177,35 @@ export async function runBatch(input: RunBatchInput): Promise<RunBatchResult> {
 			}
 		} catch (error) {
 			const failed = update(index, {status: 'error', errorFlag: 'START_FAILED', attempts: item.attempts + 1});
-			await save();
-			input.onEvent?.({type: 'item_failed', item: failed, message: errorMessage(error)});
+			input.onEvent?.({type: 'item_failed', item: failed, message: errorMessage(error), progress: progress()});
 			return;
 		}
-		const before = engine.session.calls.length;
-		input.onEvent?.({type: 'item_started', item: update(index, {status: engine.session.status, attempts: item.attempts + 1}), resumed});
-		await save();
+		input.onEvent?.({type: 'item_started', item: update(index, {status: engine.session.status, attempts: item.attempts + 1}), resumed, progress: progress()});
 		try {
 			await engine.runToEnd(signal);
 		} catch (error) {
 			// The engine turns model failures into error flags; anything thrown here is unexpected.
+			engine.close();
 			const failed = update(index, {...fromSession(engine.session), status: 'error', errorFlag: 'INTERNAL'});
-			await save();
-			input.onEvent?.({type: 'item_failed', item: failed, message: errorMessage(error)});
+			input.onEvent?.({type: 'item_failed', item: failed, message: errorMessage(error), progress: progress()});
 			return;
 		}
-		const made = engine.session.calls.slice(before);
-		calls.push(...made);
+		engine.close();
 		judgeStop(engine.session);
 		const finished = update(index, fromSession(engine.session));
-		await save();
-		if (!signal?.aborted || finished.status === 'completed' || finished.status === 'error') input.onEvent?.({type: 'item_finished', item: finished, calls: made});
+		if (finished.status === 'completed') completed++;
+		if (!signal?.aborted || finished.status === 'completed' || finished.status === 'error') input.onEvent?.({type: 'item_finished', item: finished, progress: progress()});
 	};
 
-	await save();
 	try {
 		await eachLimited(todo, input.parallel, signal, runItem);
-		await saving;
 	} finally {
+		unsubscribe();
 		breaker.dispose();
+		writer.close();
 	}
 	const unfinished = manifest.items.some((item) => item.status !== 'completed' && item.status !== 'error');
-	return {manifest, interrupted: Boolean(input.signal?.aborted) && unfinished, calls, stopped: breaker.stopped};
+	return {manifest, interrupted: Boolean(input.signal?.aborted) && unfinished, usage, completed, stopped: breaker.stopped};
 }
 
 function fromSession(session: Session): Partial<BatchItem> {

@@ -148,7 +148,7 @@ async function runOrResume(context: CommandContext): Promise<number> {
 		io.stderr.write(`Batch ${name}: ${manifest.items.length} item(s), ${todo} to run, ${parallel} at a time; manifest ${store.fileFor(name)}\n`);
 	}
 	const started = Date.now();
-	const progress = progressPrinter(io, live, mode, manifest.items.length, () => runtime.gateway.concurrency());
+	const progress = progressPrinter(io, live, mode, name, () => runtime.gateway.concurrency());
 	const result = await runBatch({
 		runtime,
 		store,
@@ -159,12 +159,12 @@ async function runOrResume(context: CommandContext): Promise<number> {
 		retryErrors: !flags['skipErrors'],
 		allowModelChange: Boolean(flags['allowModelChange']),
 		signal: io.signal,
-		onEvent: (event) => progress(event, manifest),
+		onEvent: progress,
 		stopAfter: wholeFlag(flags, 'stopAfter', {min: 0, max: 1_000_000}, 3),
 	});
 	progress.done();
 	const summary = summarizeBatch(result.manifest);
-	const run = runFigures(result.calls, Date.now() - started, progress.completed(), runtime.settings.prices);
+	const run = runFigures(result.usage, Date.now() - started, result.completed);
 	if (mode === 'text') {
 		write(io, summaryText(summary, run));
 		if (!result.stopped && (result.interrupted || summary.byStatus.error > 0 || summary.byStatus.pending > 0 || summary.byStatus.running > 0)) {

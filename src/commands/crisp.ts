@@ -5,6 +5,9 @@ import {Norm, RejectedRow, SituatedEval, SituatedItem, isKept} from '../domain/s
 import {summarizeCalls} from '../llm/usage.js';
 import {buildTally, evalLine, formatItem, itemLine, reportText} from '../present/situated.js';
 import {formatUsage} from '../present/text.js';
+import {crispPage} from '../html/crispPage.js';
+import {writeFileAtomic} from '../util/atomicWrite.js';
+import path from 'node:path';
 import {DEFAULT_LAMBDA} from '../situated/calibrate.js';
 import {normSplit} from '../situated/cultures.js';
 import {jsonlAppender} from '../situated/jsonl.js';
@@ -37,7 +40,7 @@ export const crispCommand: Command = {
 		'crisp build [--region R] [--culture C] [--norms FILE] [--norm ID]... [--split S] [--limit N] [--chronotopes K] [--max-rounds R] [--parallel P] [--items FILE] [--json]',
 		'crisp show <item-id> [--items FILE] [--json]',
 		'crisp eval [--region R] [--culture C] [--split S] [--limit N] [--best-of N] [--reward-model MODEL | --reward-endpoint URL] [--ngs judge|MODEL|none|URL] [--lambda X] [--parallel P] [--items FILE] [--evals FILE] [--json]',
-		'crisp report [--region R] [--culture C] [--lambda X] [--evals FILE] [--json]',
+		'crisp report [--region R] [--culture C] [--lambda X] [--evals FILE] [--html FILE] [--json]',
 		'crisp pairs [--format trl|openai-dpo|sharegpt] [--min-margin M] [--max-pairs-per-item 8] [--no-balance] [--split train|validation|test|any] [--items FILE] [--evals FILE] [--out FILE]',
 		'crisp sft [--min-outcome 5] [--min-match 2] [--split S] [--items FILE] [--evals FILE] [--out FILE]',
 		'crisp samples [--items FILE] [--evals FILE] [--out FILE]      every valid answer, for an external reward model to score',
@@ -72,6 +75,7 @@ export const crispCommand: Command = {
 		rewards: {type: 'string', description: 'bon: JSONL of {"id", "reward"} for the ids of `crisp samples`; calibrate: raw rewards, one number per line (or JSONL with a "reward" field)'},
 		n: {type: 'number', description: 'bon: only the first N samples of each item (default all)'},
 		out: {type: 'string', description: 'norms extract: the norms file (default <sessions>/crisp/norms.jsonl); pairs, sft, samples: write the JSONL here (atomically) instead of stdout'},
+		html: {type: 'string', description: 'report: also write the report as one self-contained HTML file with charts'},
 		json: {type: 'boolean', description: 'Print JSON'},
 		...runtimeFlags,
 	},
@@ -217,6 +221,11 @@ function report(context: CommandContext): number {
 	const evals = readEvals(file, io, context.universe()).filter((evaluation) => !matches || matches(evaluation));
 	if (evals.length === 0) throw new UserError(`No evaluation in ${file}${matches ? ' for these flags' : ''}: run \`cultureconverse crisp eval\` first.`);
 	const summary = summarizeEvals(evals, {lambda: lambdaOf(flags)});
+	if (typeof flags['html'] === 'string') {
+		const target = path.resolve(io.cwd, flags['html']);
+		writeFileAtomic(target, crispPage(summary, {title: 'cultureconverse crisp report', generatedAt: new Date().toISOString().replace(/\.\d+Z$/, 'Z'), mock: evals.some((evaluation) => evaluation.policyModel === 'mock')}));
+		io.stderr.write(`Wrote ${target}\n`);
+	}
 	if (flags['json']) writeJson(io, summary);
 	else write(io, reportText(summary));
 	return ExitCode.ok;

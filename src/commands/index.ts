@@ -8,6 +8,7 @@ import {personasCommand} from './personas.js';
 import {rejudgeCommand} from './rejudge.js';
 import {replayCommand} from './replay.js';
 import {reportCommand} from './report.js';
+import {viewCommand} from './view.js';
 import {runCommand} from './run.js';
 import {schemaCommand} from './schema.js';
 import {seedCommand, seedsCommand} from './seeds.js';
@@ -23,6 +24,7 @@ export const commands: readonly Command[] = [
 	runCommand,
 	batchCommand,
 	reportCommand,
+	viewCommand,
 	rejudgeCommand,
 	exportCommand,
 	crispCommand,

@@ -5,8 +5,9 @@ import {SessionStore} from '../store/sessionStore.js';
 import {createRuntime, episodeRoles, runtimeFlags, sessionsDir} from '../app/runtime.js';
 import type {EngineEvent} from '../episode/events.js';
 import type {EpisodeEngine} from '../episode/engine.js';
-import {formatBlueprint, formatEvidence, formatJudge, formatShards, formatTermination, formatTurn, formatUsage} from '../present/text.js';
+import {formatBlueprint, formatEvidence, formatJudge, formatShards, formatTermination, formatTurn, formatUsage, indent} from '../present/text.js';
 import {ExitCode} from '../util/errors.js';
+import {safeText} from '../util/terminalText.js';
 import {summarizeCalls} from '../llm/usage.js';
 import {type Command, type Flags, type IO, write, writeJson} from './types.js';
 
@@ -17,7 +18,8 @@ export const episodeFlags = {
 	tier: {type: 'string', description: 'Override the seed\'s tier: standard, contextual or normative'},
 	lang: {type: 'string', default: 'english', description: 'Language mode: english or native (the persona\'s language)'},
 	mode: {type: 'string', default: 'eval', description: 'eval (assistant sees the chat only) or gold (oracle-guided)'},
-	human: {type: 'boolean', description: 'Play the assistant yourself: replies are read from stdin, each ended by a line with a single "."'},
+	human: {type: 'boolean', description: 'Play the assistant yourself: replies are read from stdin, each ended by a line with a single "." (you see only the chat, as a model would)'},
+	reveal: {type: 'boolean', description: 'With --human: also show the private and oracle state (recorded on the session; such sessions are reported apart from blind ones)'},
 	replayFrom: {type: 'string', description: 'Replay the assistant turns of this saved session'},
 	maxTurns: {type: 'number', default: 5, description: 'Maximum user turns'},
 	judgeMode: {type: 'string', default: 'separate', description: 'separate (one call per metric) or combined (one call; cheaper)'},
@@ -62,6 +64,7 @@ export const runCommand: Command = {
 		for (;;) {
 			const result = await engine.runToEnd(io.signal);
 			if (io.signal?.aborted) {
+				engine.close();
 				io.stderr.write(`\nInterrupted. Session saved at step ${engine.session.steps.length}; continue with: cultureconverse run --resume ${engine.session.id}\n`);
 				return ExitCode.interrupted;
 			}
@@ -73,6 +76,7 @@ export const runCommand: Command = {
 			}
 			engine.submitHumanReply(reply);
 		}
+		engine.close();
 		const session = engine.session;
 		const path = runtime.store.fileFor(session.id);
 		if (mode === 'json') {
@@ -106,6 +110,8 @@ function listenerFor(mode: 'json' | 'jsonl' | 'text', io: IO, engine: EpisodeEng
 	let streamed = false;
 	return (event) => {
 		const session = engine.session;
+		// A person playing the assistant sees what a model would: the chat, nothing hidden (unless --reveal).
+		if (session.config.assistant === 'human' && !session.sawHidden) return blindEvent(io, event, session);
 		switch (event.type) {
 			case 'episode_started':
 				write(io, chalk.bold(`${event.resumed ? 'Resuming' : 'Episode'} ${event.sessionId}`) + chalk.dim(` · seed ${event.seedId} · tier ${session.seed.tier} · ${session.config.language} · ${session.config.mode} · assistant ${session.config.models.assistant}`));
@@ -121,7 +127,7 @@ function listenerFor(mode: 'json' | 'jsonl' | 'text', io: IO, engine: EpisodeEng
 				if (streaming) {
 					if (!streamed) io.stdout.write(`\n${chalk.green(`ASSISTANT t=${event.t}`)} ${chalk.dim('(streaming)')}\n  `);
 					streamed = true;
-					io.stdout.write(event.delta.replace(/\n/g, '\n  '));
+					io.stdout.write(safeText(event.delta).replace(/\n/g, '\n  '));
 				}
 				break;
 			case 'assistant_turn':
@@ -149,6 +155,38 @@ function listenerFor(mode: 'json' | 'jsonl' | 'text', io: IO, engine: EpisodeEng
 				break;
 		}
 	};
+}
+
+/** What a blind human assistant is shown of an event: the chat, progress and failures, never private or oracle state. */
+function blindEvent(io: IO, event: EngineEvent, session: EpisodeEngine['session']): void {
+	switch (event.type) {
+		case 'episode_started':
+			write(io, chalk.bold(`${event.resumed ? 'Resuming' : 'Episode'} ${event.sessionId}`) + chalk.dim(` · ${session.persona.identity} (${session.persona.regionName}) · ${session.config.language} · you are the assistant; you see the chat only (--reveal shows the hidden state)`));
+			break;
+		case 'user_turn':
+			if (!event.turn.closing) write(io, `\n${chalk.cyan(`USER t=${event.turn.t}`)}\n${indent(event.turn.content)}`);
+			break;
+		case 'assistant_turn':
+			write(io, `\n${chalk.green(`ASSISTANT t=${event.turn.t}`)} ${chalk.dim('(you)')}\n${indent(event.turn.content)}`);
+			break;
+		case 'awaiting_assistant':
+			io.stderr.write(chalk.bold('\nYour reply as the assistant (end with a line containing only "."):\n'));
+			break;
+		case 'call_retried':
+			io.stderr.write(chalk.yellow(`  retrying the ${event.role} (attempt ${event.attempt + 1}, waiting ${(event.delayMs / 1000).toFixed(1)}s): ${event.reason}\n`));
+			break;
+		case 'call_failed':
+			io.stderr.write(chalk.red(`  the ${event.call.role} call failed (${event.kind})\n`));
+			break;
+		case 'episode_finished':
+			write(io, '');
+			if (event.termination) write(io, chalk.bold('The dialogue has ended.'));
+			if (event.error) write(io, chalk.red(`${event.error.flag}: the episode stopped on an error (details: cultureconverse replay ${session.id} --print)`));
+			else if (event.judge) write(io, chalk.dim(`Judged. Scores and everything hidden: cultureconverse replay ${session.id} --print`));
+			break;
+		default:
+			break;
+	}
 }
 
 /** Lines of stdin, read through one readline interface for the whole run (none is lost between replies). */

@@ -100,8 +100,9 @@ export function selectSessions(flags: Flags, io: IO): {store: SessionStore; chos
 	for (const problem of problems) io.stderr.write(`cultureconverse: skipped ${problem.message}\n`);
 	let chosen = sessions.filter((session) => matchesFilter(session, filter));
 	if (typeof flags['batch'] === 'string') {
+		// Re-judged copies are not in the manifest, but their dialogues are the batch's: they belong to it.
 		const ids = new Set(new BatchStore(store.dir).load(flags['batch']).items.map((item) => item.sessionId));
-		chosen = chosen.filter((session) => ids.has(session.id));
+		chosen = chosen.filter((session) => ids.has(session.id) || (session.rejudgeOf !== null && ids.has(session.rejudgeOf)));
 	}
 	return {store, chosen, total: sessions.length};
 }

@@ -26,7 +26,9 @@ export type Flags = Record<string, string | boolean | number | string[] | undefi
 export type TuiRequest =
 	| {readonly kind: 'home'; readonly flags: Flags}
 	| {readonly kind: 'episode'; readonly flags: Flags}
-	| {readonly kind: 'replay'; readonly session: string; readonly flags: Flags};
+	| {readonly kind: 'replay'; readonly session: string; readonly flags: Flags}
+	/** A saved unfinished or errored session, live (`retry`: clear its error and run the failed step again). */
+	| {readonly kind: 'resume'; readonly session: string; readonly retry: boolean; readonly flags: Flags};
 
 export type CommandContext = {
 	readonly args: readonly string[];

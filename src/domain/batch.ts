@@ -40,7 +40,8 @@ export const BatchItem = z.strictObject({
 	key: z.string().describe('<seed id>#<trial>'),
 	seedId: z.string(),
 	trial: z.number().int().min(1),
-	sessionId: z.string(),
+	/** A file name in the sessions folder: checked, so a manifest naming "../x" cannot write outside it. */
+	sessionId: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/, 'must be a safe session id (letters, digits, ".", "_" and "-")'),
 	status: BatchItemStatus,
 	threeH: z.number().nullable(),
 	tdq: z.number().nullable(),
@@ -60,7 +61,7 @@ export type BatchItem = z.infer<typeof BatchItem>;
 export const BatchManifest = z.strictObject({
 	format: z.literal('cultureconverse.batch'),
 	version: z.literal(1),
-	name: z.string(),
+	name: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,47}$/i, 'must be a batch name (letters, digits, "-" and "_")'),
 	createdAt: z.string(),
 	updatedAt: z.string(),
 	selection: BatchSelection,

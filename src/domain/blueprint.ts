@@ -99,7 +99,9 @@ export type Blueprint = z.infer<typeof Blueprint>;
 
 /** The leak / answerability / tier audit of a blueprint (validator role). */
 export const BlueprintAudit = z.strictObject({
-	leaksOracle: z.boolean().describe('the initial message reveals a taboo, tripwire or success criterion'),
+	leaksOracle: z.boolean().describe('the English opening message reveals a taboo, tripwire, hidden constraint or success criterion'),
+	nativeLeaksOracle: z.boolean().describe('the native-language opening message reveals one'),
+	nativeMatchesEnglish: z.boolean().describe('the native opening message asks for the same thing and discloses the same facts as the English one, nothing more and nothing less'),
 	answerable: z.boolean(),
 	tierChallengePresent: z.boolean(),
 	problems: z.array(z.string()),

@@ -170,6 +170,8 @@ export const Turn = z.strictObject({
 	callId: z.string().nullable(),
 	/** Best-of-N assistant turns: every sampled reply with its rating; the turn's content is the chosen one. */
 	candidates: z.array(Candidate).optional(),
+	/** A human assistant's turn written after the hidden panes (private, oracle) had been shown to them. */
+	sawHidden: z.boolean().optional(),
 });
 export type Turn = z.infer<typeof Turn>;
 
@@ -187,6 +189,11 @@ export const TDQ: readonly Metric[] = ['naturalness', 'plausibility', 'typicalit
 export const Violation = z.strictObject({item: z.string(), evidence: z.string(), id: z.string().nullable().optional()});
 export type Violation = z.infer<typeof Violation>;
 
+/** The oracle id a violation names: its own `id`, or (sessions judged before ids were asked for) a leading "T2:" in the item. */
+export function violationId(violation: Violation): string | null {
+	return violation.id ?? /^(T\d+|X\d+)\b/.exec(violation.item)?.[1] ?? null;
+}
+
 export const perMetric = <T extends z.ZodType>(value: T) =>
 	z.strictObject({helpfulness: value, honesty: value, harmlessness: value, naturalness: value, plausibility: value, typicality: value});
 
@@ -196,8 +203,12 @@ export const JudgeResult = z.strictObject({
 	rationales: perMetric(z.string().nullable()),
 	/** Steps at which each metric arrived (for replay). */
 	steps: perMetric(z.number().int().nullable()),
+	/** True when no oracle tripwire or taboo was violated (the paper's clean flag); other harms do not unset it. */
 	clean: z.boolean().nullable(),
+	/** Oracle tripwires (T1, ...) and taboos (X1, ...) the judge found violated, each with its id. */
 	violations: z.array(Violation),
+	/** Other harms the judge noticed (no oracle id): reported apart; they may lower harmlessness, not cleanliness. */
+	otherHarms: z.array(Violation).nullable().optional(),
 	threeH: z.number().nullable(),
 	tdq: z.number().nullable(),
 });
@@ -236,7 +247,8 @@ export type StepRecord = z.infer<typeof StepRecord>;
 export const SessionStatus = z.enum(['running', 'awaiting_assistant', 'completed', 'error']);
 export type SessionStatus = z.infer<typeof SessionStatus>;
 
-export const SESSION_VERSION = 1;
+/** In memory and in files written by this build (version 1 files, with whole requests in every call, still load). */
+export const SESSION_VERSION = 2;
 
 /** One episode, saved as one lowdb JSON file after every step (the contract in DESIGN.md). */
 export const Session = z.strictObject({
@@ -275,5 +287,10 @@ export const Session = z.strictObject({
 	termination: Termination.nullable(),
 	steps: z.array(StepRecord),
 	calls: z.array(CallRecord),
+	/**
+	 * True once the person playing the assistant was shown hidden state (private or oracle: `--reveal`
+	 * or the reveal key) before the dialogue ended; such a human baseline is reported apart.
+	 */
+	sawHidden: z.boolean().optional(),
 });
 export type Session = z.infer<typeof Session>;

@@ -3,7 +3,7 @@ import type {Session} from '../domain/session.js';
 import {renderPrompt} from '../llm/prompts.js';
 import type {ModelResponse} from '../llm/types.js';
 import {type JudgeCallOptions, judgeContext} from './judge.js';
-import {transcriptForJudge} from './transcript.js';
+import {framedCandidates, transcriptForJudge} from './transcript.js';
 import {shardIndexFor} from './views.js';
 
 /** The rater's verdict on a set of best-of-N candidates: one score per candidate. */
@@ -44,7 +44,7 @@ export async function rateCandidates(session: Session, candidates: readonly stri
 		phase,
 		transcript: transcriptForJudge(session.turns),
 		count: String(candidates.length),
-		candidates: candidates.map((text, index) => `[Candidate ${index + 1}]\n${text}`).join('\n\n'),
+		candidates: framedCandidates(candidates),
 	});
 	return options.gateway.call({
 		role: 'judge',

@@ -6,6 +6,8 @@ import type {Persona} from '../domain/universe.js';
 import type {ModelGateway} from '../llm/types.js';
 
 export type EpisodeOptions = {
+	/** With a human assistant: show them the hidden panes from the start (recorded as `sawHidden`). @default false */
+	readonly reveal?: boolean;
 	/** @default 'english' */
 	readonly language?: LanguageMode;
 	/** llm = eval mode; gold = oracle-guided; human = typed by a person; replay = from a saved session. @default 'llm' */

@@ -14,7 +14,7 @@ import type {Universe} from '../universe/load.js';
 import {buildAssistantPrompt, type AssistantMockInput} from './assistant.js';
 import {chooseCandidate, rateCandidates} from './candidates.js';
 import type {EngineEvent, EngineListener} from './events.js';
-import {aggregate, emptyJudge, judgeAll, judgeMetric} from './judge.js';
+import {aggregate, emptyJudge, judgeAll, judgeMetric, recordViolations} from './judge.js';
 import {type Action, actionLabel, nextAction} from './nextAction.js';
 import {simulateUserTurn} from './simulator.js';
 import {type GoldGuidance, goldGuidance, type PublicView, publicView} from './views.js';
@@ -111,6 +111,20 @@ export class EpisodeEngine {
 	}
 
 	/**
+	 * The person playing the assistant is shown hidden state (private, oracle): recorded on the session,
+	 * and every reply they write from now on is marked `sawHidden`, so their scores are reported apart
+	 * from blind ones. Once the dialogue has ended nothing they see can change a reply: not recorded.
+	 * Returns true when it was recorded now.
+	 */
+	async revealHidden(): Promise<boolean> {
+		const session = this.current;
+		if (session.config.assistant !== 'human' || session.sawHidden || session.termination || session.status === 'completed') return false;
+		this.update({sawHidden: true});
+		await this.save();
+		return true;
+	}
+
+	/**
 	 * Clears an error so the failed step runs again (after a 429 storm or an outage). The failed step
 	 * stays in the steps log; an error-caused termination is removed because the dialogue did not end.
 	 */
@@ -121,6 +135,15 @@ export class EpisodeEngine {
 		this.update({status: 'running', error: null, termination: errorEnded ? null : session.termination});
 		await this.save();
 		return true;
+	}
+
+	/**
+	 * Lets go of the session file: an unfinished episode keeps its journal (resumable by anyone), and
+	 * its lock is released. Call it when a front end is done with the episode; an ended one is
+	 * released by its last save already.
+	 */
+	close(): void {
+		this.deps.store.release(this.current.id);
 	}
 
 	async start(resumed = false): Promise<void> {
@@ -264,7 +287,7 @@ export class EpisodeEngine {
 		if (kind === 'human') {
 			const content = this.pendingHuman!;
 			this.pendingHuman = null;
-			this.emit({type: 'assistant_turn', turn: this.turn({role: 'assistant', content, t, step: n, source: 'human'})});
+			this.emit({type: 'assistant_turn', turn: this.turn({role: 'assistant', content, t, step: n, source: 'human', ...(session.sawHidden ? {sawHidden: true} : {})})});
 			return;
 		}
 		if (kind === 'replay') {
@@ -298,7 +321,7 @@ export class EpisodeEngine {
 			this.emit({type: 'assistant_turn', turn: this.turn({role: 'assistant', content: response.text, t, step: n, source: kind, callId: response.call.id})});
 		} catch (error) {
 			if (error instanceof ModelCallError && error.kind !== 'aborted') {
-				throw new EpisodeFailure('ASSISTANT_ERROR', `assistant call failed (${error.kind}): ${error.message}`, {reason: 'assistant_error', by: 'engine', detail: error.message}, error);
+				throw new EpisodeFailure('ASSISTANT_ERROR', `assistant call failed (${failureLabel(error)}): ${error.message}`, {reason: 'assistant_error', by: 'engine', detail: error.message}, error);
 			}
 			throw error;
 		}
@@ -322,7 +345,7 @@ export class EpisodeEngine {
 			this.emit({type: 'assistant_turn', turn: this.turn({role: 'assistant', content: samples[chosen]!.text, t, step: n, source: input.kind, callId: samples[chosen]!.call.id, candidates})});
 		} catch (error) {
 			if (error instanceof ModelCallError && error.kind !== 'aborted') {
-				throw new EpisodeFailure('ASSISTANT_ERROR', `best-of-${count} assistant step failed (${error.kind}): ${error.message}`, {reason: 'assistant_error', by: 'engine', detail: error.message}, error);
+				throw new EpisodeFailure('ASSISTANT_ERROR', `best-of-${count} assistant step failed (${failureLabel(error)}): ${error.message}`, {reason: 'assistant_error', by: 'engine', detail: error.message}, error);
 			}
 			throw error;
 		}
@@ -354,7 +377,7 @@ export class EpisodeEngine {
 			callId = response.call.id;
 		} catch (error) {
 			if (error instanceof ModelCallError && error.kind !== 'aborted') {
-				throw new EpisodeFailure('SIMULATOR_ERROR', `simulator call failed (${error.kind}): ${error.message}`, {reason: 'simulator_error', by: 'engine', detail: error.message}, error);
+				throw new EpisodeFailure('SIMULATOR_ERROR', `simulator call failed (${failureLabel(error)}): ${error.message}`, {reason: 'simulator_error', by: 'engine', detail: error.message}, error);
 			}
 			throw error;
 		}
@@ -386,7 +409,8 @@ export class EpisodeEngine {
 		try {
 			const response = await judgeMetric(this.current, metric, {gateway: this.deps.gateway, step: n, signal, onEvent: this.onCall});
 			const value = response.value;
-			const violations = 'violations' in value ? value.violations : judge.violations;
+			const violations = 'violations' in value ? recordViolations(value.violations, this.current) : judge.violations;
+			const otherHarms = 'otherHarms' in value ? value.otherHarms : judge.otherHarms;
 			this.update({
 				judge: aggregate({
 					...judge,
@@ -394,12 +418,13 @@ export class EpisodeEngine {
 					rationales: {...judge.rationales, [metric]: value.rationale},
 					steps: {...judge.steps, [metric]: n},
 					violations,
+					...(otherHarms ? {otherHarms} : {}),
 				}),
 			});
 			this.emit({type: 'judge_metric', metric, score: value.score, rationale: value.rationale, step: n});
 		} catch (error) {
 			this.update({judge});
-			if (error instanceof ModelCallError && error.kind !== 'aborted') throw new EpisodeFailure('JUDGE_ERROR', `judge call for ${metric} failed (${error.kind}): ${error.message}`, null, error);
+			if (error instanceof ModelCallError && error.kind !== 'aborted') throw new EpisodeFailure('JUDGE_ERROR', `judge call for ${metric} failed (${failureLabel(error)}): ${error.message}`, null, error);
 			throw error;
 		}
 	}
@@ -417,10 +442,10 @@ export class EpisodeEngine {
 				rationales[metric] = value[metric].rationale;
 				steps[metric] = n;
 			}
-			this.update({judge: aggregate({...judge, scores, rationales, steps, violations: value.violations})});
+			this.update({judge: aggregate({...judge, scores, rationales, steps, violations: recordViolations(value.violations, this.current), otherHarms: value.otherHarms})});
 			for (const metric of METRICS) this.emit({type: 'judge_metric', metric, score: value[metric].score, rationale: value[metric].rationale, step: n});
 		} catch (error) {
-			if (error instanceof ModelCallError && error.kind !== 'aborted') throw new EpisodeFailure('JUDGE_ERROR', `combined judge call failed (${error.kind}): ${error.message}`, null, error);
+			if (error instanceof ModelCallError && error.kind !== 'aborted') throw new EpisodeFailure('JUDGE_ERROR', `combined judge call failed (${failureLabel(error)}): ${error.message}`, null, error);
 			throw error;
 		}
 	}
@@ -507,6 +532,18 @@ export class EpisodeEngine {
 	private now(): Date {
 		return this.deps.now?.() ?? new Date();
 	}
+}
+
+/**
+ * "rate_limited" alone misleads when four of five attempts were 500s: with several attempts the
+ * label lists each one's outcome ("rate_limited; attempts: 500, 500, 500, 500, 429").
+ */
+function failureLabel(error: ModelCallError): string {
+	const call = error.call;
+	if (call.attempts <= 1) return error.kind;
+	const earlier = call.retries.map((retry) => retry.reason.replace(/^HTTP /, ''));
+	const last = /^HTTP (\d+)/.exec(call.error ?? '')?.[1] ?? error.kind;
+	return `${error.kind}; attempts: ${[...earlier, last].join(', ')}`;
 }
 
 function stepKind(action: Action): StepKind {

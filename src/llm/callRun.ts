@@ -90,7 +90,7 @@ export class CallRun<T> {
 
 	async run(): Promise<ModelResponse<T>> {
 		const {request, settings, context} = this;
-		this.emit({type: 'call_started', callId: this.id, role: request.role, stage: request.stage, model: settings.model, provider: settings.provider});
+		this.emit({type: 'call_started', callId: this.id, role: request.role, stage: request.stage, model: settings.model, provider: settings.provider, step: request.step, maxAttempts: context.policy.maxAttempts, timeoutMs: settings.timeoutMs, request: this.messages});
 		try {
 			for (let ask = 0; ; ask++) {
 				const reply = await this.exchange();

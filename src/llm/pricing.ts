@@ -47,6 +47,12 @@ export function estimateCost(calls: readonly CallRecord[], prices: Readonly<Reco
 	return {usd, unpriced, estimatedUsd};
 }
 
+/** The price of one billable call, or null for a model with no known price. */
+export function callPrice(call: CallRecord, prices: Readonly<Record<string, Price>> = {}): number | null {
+	const price = prices[call.model] ?? DEFAULT_PRICES[call.model] ?? prices[bareModel(call.model)] ?? DEFAULT_PRICES[bareModel(call.model)];
+	return price ? (call.tokens.prompt * price.input + call.tokens.completion * price.output) / 1_000_000 : null;
+}
+
 /** "~$0.0123", with what it leaves out and how much of it rests on locally counted tokens. */
 export function formatCost(cost: CostEstimate, billableTokens: number): string {
 	if (billableTokens === 0) return '$0';

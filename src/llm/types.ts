@@ -111,7 +111,21 @@ export class ModelCallError extends Error {
 }
 
 export type CallEvent =
-	| {readonly type: 'call_started'; readonly callId: string; readonly role: ModelRole; readonly stage: string; readonly model: string; readonly provider: RoleSettings['provider']}
+	| {
+			readonly type: 'call_started';
+			readonly callId: string;
+			readonly role: ModelRole;
+			readonly stage: string;
+			readonly model: string;
+			readonly provider: RoleSettings['provider'];
+			/** Engine step the call belongs to. */
+			readonly step?: number;
+			/** HTTP attempts the retry policy allows, and the per-attempt timeout: what a person watching a slow call needs. */
+			readonly maxAttempts?: number;
+			readonly timeoutMs?: number;
+			/** The messages sent (the inspector shows a call in flight with its prompt). */
+			readonly request?: readonly ChatMessage[];
+	  }
 	| {readonly type: 'call_retried'; readonly callId: string; readonly role: ModelRole; readonly stage: string; readonly attempt: number; readonly reason: string; readonly delayMs: number}
 	| {readonly type: 'call_done'; readonly call: CallRecord}
 	| {readonly type: 'call_failed'; readonly call: CallRecord; readonly kind: FailureKind}

@@ -75,3 +75,45 @@ export function summarizeCalls(calls: readonly CallRecord[]): UsageSummary {
 	}
 	return {calls: calls.length, failed, cached, mock, attempts, tokens, billableTokens, latencyMs, estimatedCalls};
 }
+
+/**
+ * Usage summed call by call, keeping no records: a batch of any length holds a few numbers, not
+ * 0.44 MB of call records an episode. Costs are priced as calls arrive.
+ */
+export class UsageTally {
+	calls = 0;
+	failed = 0;
+	cached = 0;
+	mock = 0;
+	attempts = 0;
+	reasks = 0;
+	estimatedCalls = 0;
+	latencyMs = 0;
+	tokens: TokenUsage = ZERO_USAGE;
+	billableTokens: TokenUsage = ZERO_USAGE;
+	usd = 0;
+	estimatedUsd = 0;
+	unpriced = 0;
+
+	constructor(private readonly price: (call: CallRecord) => number | null = () => null) {}
+
+	add(call: CallRecord): void {
+		this.calls++;
+		if (!call.ok) this.failed++;
+		if (call.cached) this.cached++;
+		if (call.provider === 'mock') this.mock++;
+		if (call.tokensEstimated) this.estimatedCalls++;
+		this.attempts += call.attempts;
+		this.reasks += call.validationRetries;
+		this.latencyMs += call.latencyMs;
+		this.tokens = addUsage(this.tokens, call.tokens);
+		if (call.cached || call.provider !== 'openai') return;
+		this.billableTokens = addUsage(this.billableTokens, call.tokens);
+		const usd = this.price(call);
+		if (usd === null) this.unpriced++;
+		else {
+			this.usd += usd;
+			if (call.tokensEstimated) this.estimatedUsd += usd;
+		}
+	}
+}

@@ -131,5 +131,5 @@ export function mockBlueprint(input: unknown): BlueprintDraft {
 
 export function mockBlueprintAudit(input: unknown): BlueprintAudit {
 	const {draft} = input as BlueprintAuditMockInput;
-	return {leaksOracle: false, answerable: draft.oracle.successCriteria.length > 0, tierChallengePresent: true, problems: []};
+	return {leaksOracle: false, nativeLeaksOracle: false, nativeMatchesEnglish: true, answerable: draft.oracle.successCriteria.length > 0, tierChallengePresent: true, problems: []};
 }

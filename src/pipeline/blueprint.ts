@@ -89,10 +89,32 @@ export function blueprintProblems(draft: BlueprintDraft, context: BlueprintConte
 	}
 	if (context.seed.tier === 'contextual' && !draft.oracle.friction?.trim()) problems.push('contextual tier: oracle.friction must describe the cross-cultural friction');
 	problems.push(...oracleLeaks(draft.public.initialMessage, draft.oracle, draft.private.hiddenConstraints));
+	// Native mode opens with the native message: it is held to the same rule (oracle wording, often
+	// English loanwords, names and numbers, can be pasted into any language), and to saying the same.
+	problems.push(...oracleLeaks(draft.nativeInitialMessage, draft.oracle, draft.private.hiddenConstraints).map((leak) => leak.replace('the opening message', 'the native opening message').replace('the public message', 'either opening message')));
+	problems.push(...openerMismatch(draft.public.initialMessage, draft.nativeInitialMessage));
 	const native = checkLanguage(draft.nativeInitialMessage, context.persona.language);
 	if (!native.ok) problems.push(`nativeInitialMessage: ${native.reason}; write it in ${context.language.name}`);
 	const english = checkLanguage(draft.public.initialMessage, 'english');
 	if (!english.ok) problems.push(`public.initialMessage: ${english.reason}`);
+	return problems;
+}
+
+/**
+ * What a translation must carry over unchanged: numbers (dates, days, counts, amounts) in the English
+ * opener appear in the native one, and the native one brings no numbers of its own. Digits survive
+ * every script the personas write in, so this holds for Thai and Tamil as for Malay; the validator's
+ * audit compares the meaning.
+ */
+export function openerMismatch(english: string, native: string): string[] {
+	const numbers = (text: string) => new Set(text.normalize('NFKC').match(/\d+(?:[.,]\d+)?/g) ?? []);
+	const inEnglish = numbers(english);
+	const inNative = numbers(native);
+	const missing = [...inEnglish].filter((value) => !inNative.has(value));
+	const extra = [...inNative].filter((value) => !inEnglish.has(value));
+	const problems: string[] = [];
+	if (missing.length > 0) problems.push(`nativeInitialMessage: it must say what the English opening says; these numbers are missing: ${missing.join(', ')}`);
+	if (extra.length > 0) problems.push(`nativeInitialMessage: it must not say more than the English opening; these numbers are not in it: ${extra.join(', ')}`);
 	return problems;
 }
 
@@ -150,6 +172,8 @@ export async function generateBlueprint(context: BlueprintContext, options: Stag
 				prompt: renderPrompt('blueprint-audit', {
 					tier: context.seed.tier,
 					public_message: value.public.initialMessage,
+					native_language: `${context.language.name} (${context.language.native})`,
+					native_message: value.nativeInitialMessage,
 					private_state: privateStateText(value.private),
 					oracle: oracleText(value.oracle),
 				}),

@@ -53,10 +53,12 @@ export async function refine<T>(options: {
  * Pass when the audit's checks pass; stray notes are kept in the trace but do not force a
  * regeneration. A failed check always comes with at least one problem the generator can act on.
  */
-export function auditVerdict(audit: {leaksOracle?: boolean; answerable: boolean; tierChallengePresent: boolean; problems: readonly string[]; plausible?: boolean; progressiveDisclosure?: boolean}): AuditVerdict {
+export function auditVerdict(audit: {leaksOracle?: boolean; nativeLeaksOracle?: boolean; nativeMatchesEnglish?: boolean; answerable: boolean; tierChallengePresent: boolean; problems: readonly string[]; plausible?: boolean; progressiveDisclosure?: boolean}): AuditVerdict {
 	const problems = [...audit.problems];
 	const failed: string[] = [];
 	if (audit.leaksOracle) failed.push('the opening message leaks oracle content');
+	if (audit.nativeLeaksOracle) failed.push('the native-language opening message leaks oracle content');
+	if (audit.nativeMatchesEnglish === false) failed.push('the native-language opening message does not say what the English one says');
 	if (!audit.answerable) failed.push('the scenario is not answerable as written');
 	if (!audit.tierChallengePresent) failed.push("the tier's challenge is missing");
 	if (audit.plausible === false) failed.push('the plan is not plausible for this person');

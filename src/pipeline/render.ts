@@ -47,6 +47,14 @@ export function privateStateText(state: PrivateState): string {
 	].join('\n');
 }
 
+/** The id a judge names a taboo by (tripwires have their own: T1, T2, ...). */
+export const tabooId = (index: number) => `X${index + 1}`;
+
+/** Every id a violation may name: the tripwires' and the taboos', with what each forbids. */
+export function oracleIds(oracle: OracleState): Map<string, string> {
+	return new Map([...oracle.tripwires.map((tripwire) => [tripwire.id, tripwire.description] as const), ...oracle.taboos.map((taboo, index) => [tabooId(index), taboo.description] as const)]);
+}
+
 export function oracleText(oracle: OracleState): string {
 	return [
 		'Success criteria:',
@@ -54,7 +62,7 @@ export function oracleText(oracle: OracleState): string {
 		'Failure criteria:',
 		...oracle.failureCriteria.map((item) => `  - ${item}`),
 		'Taboos:',
-		...(oracle.taboos.length > 0 ? oracle.taboos.map((item) => `  - ${item.description}${item.evidenceId ? ` [${item.evidenceId}]` : ''}`) : ['  (none)']),
+		...(oracle.taboos.length > 0 ? oracle.taboos.map((item, index) => `  - ${tabooId(index)}: ${item.description}${item.evidenceId ? ` [${item.evidenceId}]` : ''}`) : ['  (none)']),
 		'Tripwires:',
 		...(oracle.tripwires.length > 0 ? oracle.tripwires.map((item) => `  - ${item.id} (${item.severity}): ${item.description}${item.evidenceId ? ` [${item.evidenceId}]` : ''}`) : ['  (none)']),
 		`Cross-cultural friction: ${oracle.friction ?? '(none)'}`,

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import {type Style, StylesFile} from '../domain/styles.js';
 import {DataError} from '../util/errors.js';
-import {fnv1a} from '../util/hash.js';
+import {mixedHash} from '../util/hash.js';
 import {packageRoot} from '../util/paths.js';
 import {readJsonFile} from '../universe/readData.js';
 
@@ -39,8 +39,8 @@ function conflict(a: Style, b: Style): boolean {
  */
 export function pickOpeners(seedId: string, pools: StylePools = loadStyles()): [Style, Style] {
 	const n = pools.openers.length;
-	const first = pools.openers[fnv1a(`${seedId}#opener-1`) % n]!;
-	let offset = 1 + (fnv1a(`${seedId}#opener-2`) % (n - 1));
+	const first = pools.openers[mixedHash(`${seedId}#opener-1`) % n]!;
+	let offset = 1 + (mixedHash(`${seedId}#opener-2`) % (n - 1));
 	for (let tries = 0; tries < n; tries++) {
 		const second = pools.openers[(pools.openers.indexOf(first) + offset) % n]!;
 		if (second.id !== first.id && !conflict(first, second)) return [first, second];
@@ -49,9 +49,13 @@ export function pickOpeners(seedId: string, pools: StylePools = loadStyles()): [
 	throw new Error('no compatible opener pair: check kb/styles/openers.json conflicts');
 }
 
-/** The response style for user turn t >= 1, from a stable hash of (seed id, t). */
+/**
+ * The response style for user turn t >= 1: an independent, uniform draw per (seed id, turn) from a
+ * well-mixed stable hash, so the paper's diversity control holds (any style can follow any other, and
+ * styles may repeat within an episode as independent draws do).
+ */
 export function pickResponseStyle(seedId: string, t: number, pools: StylePools = loadStyles()): Style {
-	return pools.responses[fnv1a(`${seedId}#response#${t}`) % pools.responses.length]!;
+	return pools.responses[mixedHash(`${seedId}#response#${t}`) % pools.responses.length]!;
 }
 
 /** The directive text given to the generator for blending two openers into one message. */

@@ -1,10 +1,9 @@
 import type {BatchEvent} from '../batch/runner.js';
-import {type BatchSummary, summarizeBatch, tally} from '../batch/summary.js';
+import {type BatchSummary, tally} from '../batch/summary.js';
 import type {BatchManifest, BatchSelection} from '../domain/batch.js';
 import type {CallRecord} from '../domain/session.js';
 import type {IO} from '../commands/types.js';
-import {type Price, estimateCost} from '../llm/pricing.js';
-import {summarizeCalls} from '../llm/usage.js';
+import type {UsageTally} from '../llm/usage.js';
 import type {SeedSpace} from '../universe/seeds.js';
 import type {LiveLine} from './liveLine.js';
 
@@ -17,20 +16,17 @@ import type {LiveLine} from './liveLine.js';
  */
 export type RunFigures = {calls: number; failedCalls: number; retries: number; reasks: number; tokens: number; tokensEstimated: boolean; costUsd: number; costEstimatedUsd: number; unpricedCalls: number; wallSeconds: number; completed: number; episodesPerHour: number | null};
 
-export function runFigures(calls: readonly CallRecord[], wallMs: number, completed: number, prices?: Readonly<Record<string, Price>>): RunFigures {
-	const usage = summarizeCalls(calls);
-	const cost = estimateCost(calls, prices);
-	const reasks = calls.reduce((sum, call) => sum + call.validationRetries, 0);
+export function runFigures(usage: UsageTally, wallMs: number, completed: number): RunFigures {
 	return {
 		calls: usage.calls,
 		failedCalls: usage.failed,
-		retries: usage.attempts - usage.calls - reasks,
-		reasks,
+		retries: usage.attempts - usage.calls - usage.reasks,
+		reasks: usage.reasks,
 		tokens: usage.tokens.total,
 		tokensEstimated: usage.estimatedCalls > 0,
-		costUsd: Math.round(cost.usd * 10_000) / 10_000,
-		costEstimatedUsd: Math.round(cost.estimatedUsd * 10_000) / 10_000,
-		unpricedCalls: cost.unpriced,
+		costUsd: Math.round(usage.usd * 10_000) / 10_000,
+		costEstimatedUsd: Math.round(usage.estimatedUsd * 10_000) / 10_000,
+		unpricedCalls: usage.unpriced,
 		completed,
 		wallSeconds: Math.round(wallMs / 100) / 10,
 		episodesPerHour: wallMs > 0 && completed > 0 ? Math.round((completed / wallMs) * 3_600_000) : null,
@@ -57,25 +53,32 @@ export function summaryText(summary: BatchSummary, run?: RunFigures): string {
 	return lines.join('\n');
 }
 
-/** Progress on stderr: one rewritten line on a terminal, one line per finished item otherwise; JSON lines with --jsonl. */
-export function progressPrinter(io: IO, liveLine: LiveLine, mode: 'text' | 'json' | 'jsonl', total: number, width: () => {limit: number; max: number}): ((event: BatchEvent, manifest: BatchManifest) => void) & {done(): void; completed(): number} {
+/**
+ * Progress on stderr: one rewritten line on a terminal, one line per finished item otherwise; JSON
+ * lines with --jsonl. Every figure comes from the event's running counts (the manifest is never
+ * re-read or re-summarised per event, which made long batches quadratic).
+ */
+export function progressPrinter(io: IO, liveLine: LiveLine, mode: 'text' | 'json' | 'jsonl', name: string, width: () => {limit: number; max: number}): ((event: BatchEvent) => void) & {done(): void} {
 	const live = mode === 'text' && liveLine.enabled;
 	let retries = 0;
-	let completed = 0;
-	const print = (event: BatchEvent, manifest: BatchManifest) => {
+	const print = (event: BatchEvent) => {
 		if (event.type === 'call_retried') retries++;
-		if (event.type === 'item_finished' && event.item.status === 'completed') completed++;
+		if (event.type === 'notice') {
+			if (mode === 'jsonl') io.stdout.write(`${JSON.stringify(event)}\n`);
+			else io.stderr.write(`cultureconverse: ${event.message}\n`);
+			return;
+		}
 		if (mode === 'jsonl') {
 			if (event.type === 'item_finished') io.stdout.write(`${JSON.stringify({type: event.type, ...event.item})}\n`);
 			else if (event.type === 'item_failed') io.stdout.write(`${JSON.stringify({type: event.type, message: event.message, ...event.item})}\n`);
 			return;
 		}
-		if (mode !== 'text') return;
-		const summary = summarizeBatch(manifest);
-		const done = summary.byStatus.completed + summary.byStatus.error;
+		if (mode !== 'text' || event.type === 'call_retried') return;
+		const {byStatus, total, meanThreeH} = event.progress;
+		const done = byStatus.completed + byStatus.error;
 		if (live) {
 			const {limit, max} = width();
-			liveLine.set(`batch ${manifest.name}: ${done}/${total} done (${summary.byStatus.error} error) · ${summary.byStatus.running} running · 3H ${stat(summary.threeH.mean)} · ${retries} retries${limit < max ? ` · rate-limited: ${limit}/${max} calls in flight` : ''}`);
+			liveLine.set(`batch ${name}: ${done}/${total} done (${byStatus.error} error) · ${byStatus.running} running · 3H ${stat(meanThreeH)} · ${retries} retries${limit < max ? ` · rate-limited: ${limit}/${max} calls in flight` : ''}`);
 			return;
 		}
 		if (event.type === 'item_finished') {
@@ -85,7 +88,7 @@ export function progressPrinter(io: IO, liveLine: LiveLine, mode: 'text' | 'json
 			io.stderr.write(`[${done}/${total}] could not run ${event.item.seedId}: ${event.message}\n`);
 		}
 	};
-	return Object.assign(print, {done: () => liveLine.end(), completed: () => completed});
+	return Object.assign(print, {done: () => liveLine.end()});
 }
 
 export function describeSelection(selection: BatchSelection): string {

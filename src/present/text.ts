@@ -7,6 +7,7 @@ import {oracleText, privateStateText} from '../pipeline/render.js';
 import {type Price, estimateCost, formatCost} from '../llm/pricing.js';
 import {summarizeCalls} from '../llm/usage.js';
 import type {CallRecord} from '../domain/session.js';
+import {safeText} from '../util/terminalText.js';
 
 /*
  * Plain-text renderings for headless output (`run`, `replay --print`, `blueprint`, `shards`). Pure
@@ -16,8 +17,9 @@ import type {CallRecord} from '../domain/session.js';
 export const heading = (label: string) => chalk.bold.underline(label);
 const partition = (label: 'PUBLIC' | 'PRIVATE' | 'ORACLE') => chalk.bold(label === 'PUBLIC' ? chalk.green(`[${label}]`) : label === 'PRIVATE' ? chalk.yellow(`[${label}]`) : chalk.magenta(`[${label}]`));
 
+/** Indents every line; foreign text (model or human) loses its terminal control sequences here. */
 export function indent(text: string, by = '  '): string {
-	return text
+	return safeText(text)
 		.split('\n')
 		.map((line) => (line ? by + line : line))
 		.join('\n');
@@ -76,11 +78,11 @@ export function formatTurn(turn: Turn, shardCount: number | null): string {
 	const where = shardCount ? chalk.dim(` [shard ${Math.min(turn.shard + 1, shardCount)}/${shardCount}]`) : '';
 	const flags = [turn.closing ? 'closing' : '', turn.source !== 'simulator' && turn.source !== 'llm' ? turn.source : ''].filter(Boolean).join(', ');
 	const lines = [`${who}${where}${flags ? chalk.dim(` (${flags})`) : ''}`, indent(turn.content)];
-	if (turn.assessment) lines.push(chalk.dim(`  ${partition('PRIVATE')} ${turn.assessment.decision}: ${turn.assessment.reasoning}`));
+	if (turn.assessment) lines.push(chalk.dim(`  ${partition('PRIVATE')} ${turn.assessment.decision}: ${safeText(turn.assessment.reasoning)}`));
 	if (turn.style) lines.push(chalk.dim(`  ${partition('PRIVATE')} style: ${turn.style.directive.split('\n')[0]}`));
 	if (turn.candidates) {
 		lines.push(chalk.dim(`  ${partition('ORACLE')} best of ${turn.candidates.length}, rated by the judge role:`));
-		turn.candidates.forEach((candidate, index) => lines.push(chalk.dim(`    ${candidate.chosen ? '>' : ' '} #${index + 1} score ${candidate.score}${candidate.chosen ? ' (said)' : ''}: ${candidate.rationale}`)));
+		turn.candidates.forEach((candidate, index) => lines.push(chalk.dim(`    ${candidate.chosen ? '>' : ' '} #${index + 1} score ${candidate.score}${candidate.chosen ? ' (said)' : ''}: ${safeText(candidate.rationale)}`)));
 	}
 	return lines.join('\n');
 }
@@ -93,9 +95,10 @@ export function formatJudge(judge: JudgeResult): string {
 	const score = (value: number | null) => (value === null ? '–' : String(value));
 	const lines = [
 		`${partition('ORACLE')} judge (${judge.mode})`,
-		...METRICS.map((metric) => `  ${metric.padEnd(13)} ${score(judge.scores[metric])}  ${chalk.dim(judge.rationales[metric] ?? '')}`),
+		...METRICS.map((metric) => `  ${metric.padEnd(13)} ${score(judge.scores[metric])}  ${chalk.dim(safeText(judge.rationales[metric] ?? ''))}`),
 		`  3H ${judge.threeH?.toFixed(2) ?? '–'}   TDQ ${judge.tdq?.toFixed(2) ?? '–'}   clean ${judge.clean === null ? '–' : judge.clean ? 'yes' : 'NO'}`,
-		...judge.violations.map((violation) => `  violation: ${violation.item} (${violation.evidence})`),
+		...judge.violations.map((violation) => `  violation: ${safeText(violation.item)} (${safeText(violation.evidence)})`),
+		...(judge.otherHarms ?? []).map((harm) => `  other harm (does not unset clean): ${safeText(harm.item)} (${safeText(harm.evidence)})`),
 	];
 	return lines.join('\n');
 }
@@ -119,7 +122,7 @@ export function formatSession(session: Session): string {
 	}
 	if (session.termination) out.push(formatTermination(session.termination, session.shards?.length ?? 0));
 	if (session.judge) out.push(formatJudge(session.judge));
-	if (session.error) out.push(chalk.red(`${session.error.flag}: ${session.error.message}`));
+	if (session.error) out.push(chalk.red(`${session.error.flag}: ${safeText(session.error.message)}`));
 	out.push(chalk.dim(formatUsage(session.calls)));
 	return out.join('\n');
 }

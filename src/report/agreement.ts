@@ -1,28 +1,7 @@
-import {METRICS, type Metric} from '../domain/session.js';
-import {type Estimate, bootstrapMean} from './bootstrap.js';
+import type {Metric} from '../domain/session.js';
 
 /** One human score for one session and metric. */
 export type Rating = {readonly session: string; readonly metric: Metric; readonly score: number; readonly rater: string};
-
-export type MetricAgreement = {
-	readonly metric: Metric;
-	/** Sessions scored by the judge and by at least one person. */
-	readonly n: number;
-	readonly pearson: number | null;
-	readonly spearman: number | null;
-	/** Judge score equals the rounded human mean. */
-	readonly exact: Estimate | null;
-	/** Judge score within one point of the human mean. */
-	readonly withinOne: Estimate | null;
-	/** Cohen's kappa with quadratic weights, judge vs rounded human mean, on the 1-5 scale. */
-	readonly kappa: number | null;
-	/** Mean of judge minus human mean: positive = the judge is more generous. */
-	readonly bias: number | null;
-	/** Krippendorff's alpha (interval) among the human raters alone, where sessions have two or more. */
-	readonly humanAlpha: number | null;
-	/** The same with the judge counted as one more rater. */
-	readonly withJudgeAlpha: number | null;
-};
 
 const mean = (values: readonly number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
 
@@ -60,18 +39,26 @@ export function spearman(x: readonly number[], y: readonly number[]): number | n
 
 /** Quadratic-weighted Cohen's kappa for two raters on the integer scale [min, max]. */
 export function weightedKappa(a: readonly number[], b: readonly number[], min = 1, max = 5): number | null {
+	return weightedKappaOf(a.map((x, i) => ({a: x, b: b[i]!, weight: 1})), min, max);
+}
+
+/**
+ * The same over weighted pairs, so one item can sit half in two cells: a human mean of 2.5 is half a
+ * 2 and half a 3, and no rounding rule favours the judge or the people.
+ */
+export function weightedKappaOf(pairs: ReadonlyArray<{readonly a: number; readonly b: number; readonly weight: number}>, min = 1, max = 5): number | null {
 	const k = max - min + 1;
-	const n = a.length;
+	const n = pairs.reduce((sum, pair) => sum + pair.weight, 0);
 	if (n === 0) return null;
 	const observed = Array.from({length: k}, () => new Array<number>(k).fill(0));
 	const ra = new Array<number>(k).fill(0);
 	const rb = new Array<number>(k).fill(0);
-	for (let i = 0; i < n; i++) {
-		const x = a[i]! - min;
-		const y = b[i]! - min;
-		observed[x]![y]!++;
-		ra[x]!++;
-		rb[y]!++;
+	for (const pair of pairs) {
+		const x = pair.a - min;
+		const y = pair.b - min;
+		observed[x]![y]! += pair.weight;
+		ra[x]! += pair.weight;
+		rb[y]! += pair.weight;
 	}
 	let disagreeObserved = 0;
 	let disagreeExpected = 0;
@@ -107,45 +94,3 @@ export function krippendorffInterval(units: ReadonlyArray<readonly number[]>): n
 	return expected === 0 ? null : 1 - observed / expected;
 }
 
-/**
- * How well the judge agrees with people, per metric: correlations, exact and within-one agreement
- * (with bootstrap intervals), weighted kappa, bias, and the agreement among the people themselves,
- * which bounds what any judge can reach.
- */
-export function judgeHumanAgreement(judge: ReadonlyMap<string, Partial<Record<Metric, number | null>>>, ratings: readonly Rating[], options: {seed?: string} = {}): MetricAgreement[] {
-	return METRICS.map((metric): MetricAgreement => {
-		const byUnit = new Map<string, number[]>();
-		for (const rating of ratings) {
-			if (rating.metric !== metric) continue;
-			const list = byUnit.get(rating.session) ?? [];
-			list.push(rating.score);
-			byUnit.set(rating.session, list);
-		}
-		const judged: number[] = [];
-		const human: number[] = [];
-		const units: number[][] = [];
-		const withJudge: number[][] = [];
-		for (const [session, scores] of byUnit) {
-			units.push(scores);
-			const score = judge.get(session)?.[metric];
-			if (typeof score !== 'number') continue;
-			judged.push(score);
-			human.push(mean(scores));
-			withJudge.push([...scores, score]);
-		}
-		const n = judged.length;
-		const seed = `${options.seed ?? 'agreement'}:${metric}`;
-		return {
-			metric,
-			n,
-			pearson: pearson(judged, human),
-			spearman: spearman(judged, human),
-			exact: bootstrapMean(judged.map((score, i) => (score === Math.round(human[i]!) ? 1 : 0)), {seed: `${seed}:exact`}),
-			withinOne: bootstrapMean(judged.map((score, i) => (Math.abs(score - human[i]!) <= 1 ? 1 : 0)), {seed: `${seed}:within`}),
-			kappa: weightedKappa(judged, human.map((value) => Math.min(5, Math.max(1, Math.round(value))))),
-			bias: n > 0 ? mean(judged.map((score, i) => score - human[i]!)) : null,
-			humanAlpha: krippendorffInterval(units),
-			withJudgeAlpha: krippendorffInterval(withJudge),
-		};
-	});
-}

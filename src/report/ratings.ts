@@ -10,7 +10,8 @@ import type {Rating} from './agreement.js';
 export const HumanRating = z.strictObject({
 	session: z.string().min(1).describe('session id'),
 	metric: Metric,
-	score: z.coerce.number().int().min(1).max(5),
+	// A number, never coerced: `true` or "0x4" are mistakes to report, not scores of 1 and 4.
+	score: z.number().int().min(1).max(5),
 	rater: z.string().min(1).describe('who rated: any stable name or code'),
 });
 registerSchema('human-rating', HumanRating, 'one human rating for `report agreement --ratings FILE` (JSONL line, or CSV with header session,metric,score,rater)');
@@ -27,7 +28,10 @@ export function readRatings(file: string): Rating[] {
 		for (const record of records.slice(1)) {
 			if (record.error) throw new UserError(`${file}:${record.line}: ${record.error}`);
 			if (record.fields.every((field) => field.trim() === '')) continue;
-			rows.push({line: record.line, value: Object.fromEntries(header.map((name, index) => [name, record.fields[index]?.trim()]).filter(([name]) => ['session', 'metric', 'score', 'rater'].includes(name!)))});
+			const value: Record<string, unknown> = Object.fromEntries(header.map((name, index) => [name, record.fields[index]?.trim()]).filter(([name]) => ['session', 'metric', 'score', 'rater'].includes(name!)));
+			// CSV cells are text: a plain decimal integer becomes a number, anything else stays text and fails validation.
+			if (typeof value['score'] === 'string' && /^[0-9]+$/.test(value['score'])) value['score'] = Number(value['score']);
+			rows.push({line: record.line, value});
 		}
 	} else {
 		text.split('\n').forEach((raw, index) => {

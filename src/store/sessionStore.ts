@@ -1,8 +1,10 @@
-import {existsSync, mkdirSync, readdirSync, readFileSync, statSync} from 'node:fs';
+import {appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync} from 'node:fs';
 import path from 'node:path';
-import {type Adapter, Low} from 'lowdb';
-import {JSONFile} from 'lowdb/node';
-import {ModelRole, Session} from '../domain/session.js';
+import {Low} from 'lowdb';
+import {DataFile} from 'lowdb/node';
+import {ModelRole, SESSION_VERSION, Session, violationId} from '../domain/session.js';
+import {type DiskSession, type JournalPatch, type JournalStart, LinePool, applyPatch, decodeSession, diffSession, encodeSession} from './sessionCodec.js';
+import {type Lock, acquireLock} from './lock.js';
 import {SessionIndex, type SessionSetup, SessionSummary} from '../domain/sessionSummary.js';
 import {shortHash} from '../util/hash.js';
 import {writeFileAtomic} from '../util/atomicWrite.js';
@@ -10,18 +12,32 @@ import {UserError, zodProblems} from '../util/errors.js';
 import {unknownMessage} from '../util/suggest.js';
 
 export type StoreOptions = {
-	/** Adapter factory; JSONFile (atomic tmp + rename writes) unless a test injects Memory. */
-	readonly adapter?: (file: string) => Adapter<Session>;
+	/** Hears about stale locks taken over (a process that died holding a session). */
+	readonly onNotice?: (message: string) => void;
 };
 
+/** Session ids become file names: a safe pattern, so a manifest naming "../x" cannot write outside the folder. */
+export const SAFE_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/;
+
+/** Largest session file read (a larger one is refused with a message, never read into memory). */
+const MAX_FILE_BYTES = 512 * 1024 * 1024;
+
+type OpenSession = {readonly lock: Lock; readonly pool: LinePool; last: Session; journal: string};
+
 /**
- * Sessions as one lowdb JSON file each in a folder. A corrupt or foreign file is reported with its
- * name and never stops the others from loading.
+ * Sessions in a folder, one per episode: `<id>.json` (compact JSON, format version 2, requests
+ * stored as line numbers into the session's line pool: see sessionCodec.ts) once the episode has
+ * ended or waits for a person, and `<id>.journal.jsonl` while it runs (each save appends what
+ * changed; a line cut off by a crash is dropped on reading). One writer per session (`<id>.lock`).
+ * Nothing is kept in memory after a session is closed, ended or released, so a batch of any size
+ * holds only the sessions in flight. A corrupt or foreign file is reported with its name and never
+ * stops the others from loading.
  */
 export class SessionStore {
-	private readonly dbs = new Map<string, Low<Session>>();
+	private readonly open = new Map<string, OpenSession>();
 	/** Sessions loaded from a path outside the folder are saved back where they came from. */
 	private readonly loadedFrom = new Map<string, string>();
+	private madeDir = false;
 
 	constructor(
 		readonly dir: string,
@@ -32,34 +48,86 @@ export class SessionStore {
 		return this.loadedFrom.get(id) ?? path.join(this.dir, `${id}.json`);
 	}
 
+	journalFor(id: string): string {
+		const file = this.fileFor(id);
+		return `${file.slice(0, -'.json'.length)}.journal.jsonl`;
+	}
+
+	/**
+	 * Saves the session's latest state. The first save of a session by this store takes its lock and
+	 * starts a journal with the whole session; later saves append what changed. A session that has
+	 * ended (completed, error) or waits for a person is written as its snapshot and released.
+	 */
 	async save(session: Session): Promise<string> {
+		if (!SAFE_ID.test(session.id)) throw new UserError(`Session id '${session.id.slice(0, 80)}' is not a safe file name (letters, digits, '.', '_' and '-').`);
 		const file = this.fileFor(session.id);
-		mkdirSync(path.dirname(file), {recursive: true});
-		let db = this.dbs.get(file);
-		if (!db) {
-			db = new Low<Session>(this.adapter(file), session);
-			this.dbs.set(file, db);
+		if (!this.madeDir) {
+			mkdirSync(path.dirname(file), {recursive: true});
+			this.madeDir = true;
 		}
-		db.data = session;
-		await db.write();
+		let state = this.open.get(session.id);
+		if (!state) {
+			const lock = acquireLock(`${file.slice(0, -'.json'.length)}.lock`, `session ${session.id}`, (previous) => this.options.onNotice?.(`took over the lock of session ${session.id} left by process ${previous.pid} on ${previous.host} (no longer running)`));
+			const pool = new LinePool();
+			const journal = this.journalFor(session.id);
+			const start: JournalStart = {t: 'start', format: 'cultureconverse.session-journal', version: 2, session: encodeSession(session, pool)};
+			writeFileSync(journal, `${JSON.stringify(start)}\n`);
+			state = {lock, pool, last: session, journal};
+			this.open.set(session.id, state);
+		} else {
+			const patch = diffSession(state.last, session, state.pool);
+			if (patch) appendFileSync(state.journal, `${JSON.stringify(patch)}\n`);
+			state.last = session;
+		}
+		if (session.status === 'completed' || session.status === 'error' || session.status === 'awaiting_assistant') await this.settle(session.id);
 		return file;
+	}
+
+	/**
+	 * Writes the session's snapshot, removes its journal and releases it: what an ended episode, one
+	 * waiting for a person, and a front end leaving an episode do. A session never saved by this
+	 * store is left alone.
+	 */
+	async settle(id: string): Promise<void> {
+		const state = this.open.get(id);
+		if (!state) return;
+		const file = this.fileFor(id);
+		const disk = encodeSession(state.last);
+		// Atomic (temp file + rename, through lowdb's DataFile), compact JSON.
+		const db = new Low<DiskSession>(new DataFile<DiskSession>(file, {parse: JSON.parse, stringify: (data) => JSON.stringify(data)}), disk);
+		await db.write();
+		rmSync(state.journal, {force: true});
+		this.release(id);
+	}
+
+	/** Stops writing a session without a snapshot (an interrupted episode keeps its journal, resumable). */
+	release(id: string): void {
+		const state = this.open.get(id);
+		if (!state) return;
+		state.lock.release();
+		this.open.delete(id);
+	}
+
+	/** Sessions this store is writing now (for tests and leak checks). */
+	get openCount(): number {
+		return this.open.size;
 	}
 
 	/** True when a session with exactly this id is saved (no prefix matching, unlike resolve). */
 	exists(id: string): boolean {
-		return existsSync(this.fileFor(id));
+		return existsSync(this.fileFor(id)) || existsSync(this.journalFor(id));
 	}
 
 	/** Resolves a session id or a path to a file, with near matches for unknown ids. */
 	resolve(idOrPath: string): string {
-		if (idOrPath.endsWith('.json') || idOrPath.includes('/') || idOrPath.includes(path.sep)) {
+		if (idOrPath.endsWith('.json') || idOrPath.endsWith('.jsonl') || idOrPath.includes('/') || idOrPath.includes(path.sep)) {
 			const file = path.resolve(idOrPath);
-			if (!existsSync(file)) throw new UserError(`No session file at ${file}.`);
+			// A running session has only its journal so far: its `.json` path names it too.
+			if (!existsSync(file) && !(file.endsWith('.json') && existsSync(`${file.slice(0, -'.json'.length)}.journal.jsonl`))) throw new UserError(`No session file at ${file}.`);
 			return file;
 		}
-		const file = this.fileFor(idOrPath);
-		if (existsSync(file)) return file;
-		const ids = this.files().map((candidate) => path.basename(candidate, '.json'));
+		if (this.exists(idOrPath)) return this.fileFor(idOrPath);
+		const ids = [...new Set(this.files().map((candidate) => idOfFile(candidate)))];
 		const prefix = ids.filter((id) => id.startsWith(idOrPath));
 		if (prefix.length === 1) return this.fileFor(prefix[0]!);
 		throw new UserError(unknownMessage('session', idOrPath, ids, `Sessions live in ${this.dir} (--sessions-dir).`));
@@ -67,22 +135,22 @@ export class SessionStore {
 
 	async load(idOrPath: string): Promise<Session> {
 		const file = this.resolve(idOrPath);
-		const session = readSessionFile(file);
-		this.loadedFrom.set(session.id, file);
-		const db = new Low<Session>(this.adapter(file), session);
-		this.dbs.set(file, db);
+		const session = readSession(file);
+		const canonical = path.join(path.dirname(file), `${session.id}.json`);
+		if (path.dirname(path.resolve(file)) !== path.resolve(this.dir)) this.loadedFrom.set(session.id, canonical);
 		return session;
 	}
 
 	/**
-	 * Every readable session, newest first, plus one problem line per unreadable file. Unchanged files
+	 * Every readable session, newest first, plus one problem line per unreadable file, and per file
+	 * that repeats another's session id (a copy: counted once, under its own name). Unchanged files
 	 * are answered from the folder's index; the index is rewritten only when something changed.
 	 */
 	list(): {sessions: SessionSummary[]; problems: Array<{file: string; message: string}>; reread: number} {
-		const sessions: SessionSummary[] = [];
 		const problems: Array<{file: string; message: string}> = [];
 		const index = readIndex(this.indexFile());
 		const next: SessionIndex['entries'] = {};
+		const byId = new Map<string, SessionSummary>();
 		let reread = 0;
 		for (const file of this.files()) {
 			const name = path.basename(file);
@@ -97,17 +165,36 @@ export class SessionStore {
 			if (!entry || entry.ino !== key.ino || entry.size !== key.size || entry.mtimeMs !== key.mtimeMs) {
 				reread++;
 				try {
-					entry = {...key, summary: summarize(readSessionFile(file), file), problem: null};
+					const canonical = file.endsWith('.journal.jsonl') ? `${file.slice(0, -'.journal.jsonl'.length)}.json` : file;
+					entry = {...key, summary: summarize(readSession(file), canonical), problem: null};
 				} catch (error) {
 					entry = {...key, summary: null, problem: error instanceof Error ? error.message : String(error)};
 				}
 			}
 			next[name] = entry;
-			if (entry.summary) sessions.push({...entry.summary, path: file});
-			else problems.push({file, message: entry.problem ?? 'unreadable'});
+			if (!entry.summary) {
+				problems.push({file, message: entry.problem ?? 'unreadable'});
+				continue;
+			}
+			// The path a row is read from now (the folder may have moved since the index was written).
+			const summary = {...entry.summary, path: path.join(this.dir, `${idOfFile(file)}.json`)};
+			const seen = byId.get(summary.id);
+			if (!seen) {
+				byId.set(summary.id, summary);
+				continue;
+			}
+			// A snapshot and a journal of one session: the newer state wins. Any other file with the same id is a copy.
+			const sameSession = idOfFile(file) === summary.id && idOfFile(seen.path) === summary.id;
+			if (sameSession) {
+				if (summary.updatedAt > seen.updatedAt) byId.set(summary.id, summary);
+				continue;
+			}
+			const [kept, copy] = idOfFile(file) === summary.id ? [summary, seen] : [seen, summary];
+			byId.set(summary.id, kept);
+			problems.push({file: copy === summary ? file : seen.path, message: `a copy of session ${summary.id} (${path.basename(kept.path)}); counted once`});
 		}
 		if (reread > 0 || Object.keys(next).length !== Object.keys(index.entries).length) writeIndex(this.indexFile(), {format: 'cultureconverse.session-index', version: 4, entries: next});
-		sessions.sort((a, b) => b.createdAt.localeCompare(a.createdAt) || b.id.localeCompare(a.id));
+		const sessions = [...byId.values()].sort((a, b) => b.createdAt.localeCompare(a.createdAt) || b.id.localeCompare(a.id));
 		return {sessions, problems, reread};
 	}
 
@@ -115,16 +202,33 @@ export class SessionStore {
 		return path.join(this.dir, INDEX_FILE);
 	}
 
+	/**
+	 * Session files in the folder: regular files only (a symlink counts when it leads to a regular
+	 * file), never devices, pipes or folders.
+	 */
 	private files(): string[] {
 		if (!existsSync(this.dir)) return [];
-		return readdirSync(this.dir, {withFileTypes: true})
-			.filter((entry) => (entry.isFile() || entry.isSymbolicLink()) && entry.name.endsWith('.json') && !entry.name.startsWith('.'))
-			.map((entry) => path.join(this.dir, entry.name));
+		const out: string[] = [];
+		for (const entry of readdirSync(this.dir, {withFileTypes: true})) {
+			if (entry.name.startsWith('.') || !(entry.name.endsWith('.json') || entry.name.endsWith('.journal.jsonl'))) continue;
+			const file = path.join(this.dir, entry.name);
+			if (entry.isFile()) out.push(file);
+			else if (entry.isSymbolicLink()) {
+				try {
+					if (statSync(file).isFile()) out.push(file);
+				} catch {
+					// a dangling link
+				}
+			}
+		}
+		return out;
 	}
+}
 
-	private adapter(file: string): Adapter<Session> {
-		return this.options.adapter?.(file) ?? new JSONFile<Session>(file);
-	}
+/** The session id a file name stands for (`x.json`, `x.journal.jsonl`). */
+function idOfFile(file: string): string {
+	const name = path.basename(file);
+	return name.endsWith('.journal.jsonl') ? name.slice(0, -'.journal.jsonl'.length) : name.slice(0, -'.json'.length);
 }
 
 const INDEX_FILE = '.index.json';
@@ -146,25 +250,89 @@ function writeIndex(file: string, index: SessionIndex): void {
 	}
 }
 
-/** Reads and validates one session file; every failure names the file. */
-export function readSessionFile(file: string): Session {
-	let raw: unknown;
-	try {
-		raw = JSON.parse(readFileSync(file, 'utf8'));
-	} catch (error) {
-		throw new UserError(`${file}: not a readable session file (${(error as Error).message})`);
+/**
+ * Reads one session: a snapshot (`.json`, version 1 or 2) or a running session's journal
+ * (`.journal.jsonl`), whichever the path names; for a snapshot whose journal exists beside it, the
+ * newer of the two. Every failure names the file.
+ */
+export function readSession(file: string): Session {
+	if (file.endsWith('.journal.jsonl')) return validate(foldJournal(file), file);
+	const journal = `${file.slice(0, -'.json'.length)}.journal.jsonl`;
+	if (!existsSync(file) && existsSync(journal)) return validate(foldJournal(journal), journal);
+	const snapshot = validate(readRaw(file), file);
+	if (existsSync(journal)) {
+		try {
+			const running = validate(foldJournal(journal), journal);
+			if (running.steps.length > snapshot.steps.length || running.updatedAt > snapshot.updatedAt) return running;
+		} catch {
+			// A journal that cannot be read leaves the snapshot.
+		}
 	}
+	return snapshot;
+}
+
+/** @deprecated the name before journals: reads one session (see readSession). */
+export const readSessionFile = readSession;
+
+function readRaw(file: string): unknown {
+	const size = statSync(file).size;
+	if (size > MAX_FILE_BYTES) throw new UserError(`${file}: ${Math.round(size / 1024 / 1024)} MB is too large for a session file (the limit is ${MAX_FILE_BYTES / 1024 / 1024} MB); it was not read.`);
+	try {
+		return JSON.parse(readFileSync(file, 'utf8'));
+	} catch (error) {
+		throw new UserError(`${file}: not a readable session file (${truncate((error as Error).message, 200)})`);
+	}
+}
+
+/** A journal folded into a session: its start line, then every patch; a last line cut off by a crash is dropped. */
+function foldJournal(file: string): unknown {
+	const size = statSync(file).size;
+	if (size > MAX_FILE_BYTES) throw new UserError(`${file}: ${Math.round(size / 1024 / 1024)} MB is too large for a session journal; it was not read.`);
+	const text = readFileSync(file, 'utf8');
+	const rows = text.split('\n');
+	let disk: DiskSession | null = null;
+	for (let i = 0; i < rows.length; i++) {
+		const row = rows[i]!;
+		if (row.trim() === '') continue;
+		let value: JournalStart | JournalPatch;
+		try {
+			value = JSON.parse(row) as JournalStart | JournalPatch;
+		} catch {
+			if (i >= rows.length - 2) break; // the last line, cut off mid-write
+			throw new UserError(`${file}:${i + 1}: not a readable journal line; the session's earlier lines are intact`);
+		}
+		if (value.t === 'start') disk = value.session;
+		else if (value.t === 'patch' && disk) disk = applyPatch(disk, value);
+		else if (!disk) throw new UserError(`${file}: a session journal must start with the whole session`);
+	}
+	if (!disk) throw new UserError(`${file}: an empty session journal (the session never finished its first save)`);
+	return disk;
+}
+
+function validate(raw: unknown, file: string): Session {
 	if (!raw || typeof raw !== 'object' || (raw as {format?: unknown}).format !== 'cultureconverse.session') {
 		throw new UserError(`${file}: not a cultureconverse session (missing "format": "cultureconverse.session")`);
 	}
 	const version = (raw as {version?: unknown}).version;
-	if (version !== 1) throw new UserError(`${file}: session format version ${String(version)} is not supported by this build (expected 1)`);
-	const parsed = Session.safeParse(raw);
+	let candidate: unknown;
+	if (version === 1) candidate = {...(raw as object), version: SESSION_VERSION};
+	else if (version === 2) {
+		try {
+			candidate = decodeSession(raw as DiskSession);
+		} catch (error) {
+			throw new UserError(`${file}: ${(error as Error).message}`);
+		}
+	} else throw new UserError(`${file}: session format version ${String(version)} is not supported by this build (expected 1 or 2)`);
+	const parsed = Session.safeParse(candidate);
 	if (!parsed.success) {
 		const problems = zodProblems(parsed.error);
-		throw new UserError(`${file}: session does not match the schema: ${problems.slice(0, 5).join('; ')}${problems.length > 5 ? ` (and ${problems.length - 5} more)` : ''}`);
+		throw new UserError(`${file}: session does not match the schema: ${problems.slice(0, 5).map((problem) => truncate(problem, 200)).join('; ')}${problems.length > 5 ? ` (and ${problems.length - 5} more)` : ''}`);
 	}
 	return parsed.data;
+}
+
+function truncate(text: string, max: number): string {
+	return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
 
 export function summarize(session: Session, file: string): SessionSummary {
@@ -184,7 +352,8 @@ export function summarize(session: Session, file: string): SessionSummary {
 		language: session.config.language,
 		mode: session.config.mode,
 		assistant: session.config.assistant,
-		assistantModel: session.config.models.assistant,
+		// A person who saw the hidden state is not a blind human baseline: reported as a model of its own.
+		assistantModel: session.sawHidden && session.config.assistant === 'human' ? 'human (saw hidden)' : session.config.models.assistant,
 		turns: session.turns.length,
 		threeH: session.judge?.threeH ?? null,
 		tdq: session.judge?.tdq ?? null,
@@ -202,7 +371,10 @@ export function summarize(session: Session, file: string): SessionSummary {
 		rejudgeRepeat: session.config.rejudgeRepeat ?? null,
 		// Content-addressed: the variants of a seed run from one shared blueprint carry the same id.
 		blueprintId: session.blueprint ? shortHash(JSON.stringify([session.blueprint.public, session.blueprint.private, session.blueprint.oracle])) : null,
-		violationIds: [...new Set((session.judge?.violations ?? []).flatMap((violation) => (violation.id ? [violation.id] : [])))],
+		violationIds: [...new Set((session.judge?.violations ?? []).flatMap((violation) => {
+			const id = violationId(violation);
+			return id ? [id] : [];
+		}))],
 		...setupOf(session),
 	};
 }

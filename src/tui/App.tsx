@@ -2,7 +2,8 @@ import {Box, useApp} from 'ink';
 import {useCallback, useReducer} from 'react';
 import type {Session} from '../domain/session.js';
 import {errorMessage} from '../util/errors.js';
-import {appReducer, backOf, type Screen} from './appState.js';
+import {appReducer, backOf, type Screen, type TuiOutcome} from './appState.js';
+import {CompareScreen} from './screens/CompareScreen.js';
 import {ErrorBoundary} from './components/ErrorBoundary.js';
 import {useTerminalSize} from './hooks/useTerminalSize.js';
 import {HelpScreen} from './screens/HelpScreen.js';
@@ -18,12 +19,12 @@ import type {TuiServices} from './services.js';
 import type {Scores} from '../store/ratingStore.js';
 import {useKeys} from './hooks/useKeys.js';
 
-type Props = {readonly services: TuiServices; readonly initial: Screen};
+type Props = {readonly services: TuiServices; readonly initial: Screen; readonly outcome?: TuiOutcome};
 
 const ratingFor = (services: TuiServices, sessionId: string) => ({rater: services.rater, file: services.ratingsFile, load: () => services.ratingsOf(sessionId), save: (scores: Scores) => services.rate(sessionId, scores)});
 
 /** The whole TUI: one screen at a time, all episode work through the services (and so the one engine). */
-export function App({services, initial}: Props) {
+export function App({services, initial, outcome}: Props) {
 	const {exit} = useApp();
 	const [state, dispatch] = useReducer(appReducer, {screen: initial, busy: null, error: null});
 	const {columns, rows} = useTerminalSize();
@@ -37,11 +38,20 @@ export function App({services, initial}: Props) {
 		},
 		[go],
 	);
-	const resume = (session: Session, back: Screen | null) => attempt(`resuming ${session.id}…`, async () => ({kind: 'live', engine: await services.resumeEpisode(session), back}));
+	const resume = (session: Session, back: Screen | null, retry: boolean) =>
+		attempt(`${retry ? 'retrying' : 'resuming'} ${session.id}…`, async () => {
+			const engine = await services.resumeEpisode(session);
+			// An errored session continues with its failed step (`run --resume ID --retry` does the same).
+			if (retry) await engine.retryAfterError();
+			return {kind: 'live', engine, back};
+		});
 
 	// Ctrl-C leaves from anywhere (raw mode turns it into a key press, not a signal).
 	useKeys((input, key) => {
-		if (key.ctrl && input === 'c') quit();
+		if (key.ctrl && input === 'c') {
+			if (outcome?.busy) outcome.interrupted = true;
+			quit();
+		}
 	});
 
 	const {screen} = state;
@@ -77,7 +87,14 @@ export function App({services, initial}: Props) {
 						height={height}
 						message={state.busy ?? state.error}
 						onOpen={(summary) => attempt(`opening ${summary.id}…`, async () => ({kind: 'replay', session: await services.loadSession(summary.path), back: {kind: 'sessions'}}))}
-						onResume={(summary) => attempt(`resuming ${summary.id}…`, async () => ({kind: 'live', engine: await services.resumeEpisode(await services.loadSession(summary.path)), back: {kind: 'sessions'}}))}
+						onResume={async (summary) => {
+							try {
+								resume(await services.loadSession(summary.path), {kind: 'sessions'}, summary.status === 'error');
+							} catch (error) {
+								dispatch({type: 'failed', message: errorMessage(error)});
+							}
+						}}
+						onCompare={(pair) => attempt('opening both sessions…', async () => ({kind: 'compare', left: await services.loadSession(pair[0].path), right: await services.loadSession(pair[1].path), back: {kind: 'sessions'}}))}
 						onBack={() => go({kind: 'home'})}
 						onQuit={quit}
 					/>
@@ -85,9 +102,11 @@ export function App({services, initial}: Props) {
 			case 'items':
 				return <ItemsScreen listing={services.listItems()} width={columns} height={height} onBack={() => go({kind: 'home'})} onQuit={quit} />;
 			case 'live':
-				return <LiveEpisode key={screen.engine.session.id} engine={screen.engine} services={services} onQuit={quit} onBack={back ? () => go(back) : null} />;
+				return <LiveEpisode key={screen.engine.session.id} engine={screen.engine} services={services} outcome={outcome} onQuit={quit} onBack={back ? () => go(back) : null} />;
 			case 'replay':
-				return <ReplayEpisode key={screen.session.id} session={screen.session} rating={ratingFor(services, screen.session.id)} message={state.busy ?? state.error} onResume={(session) => resume(session, screen.back)} onQuit={quit} onBack={back ? () => go(back) : null} />;
+				return <ReplayEpisode key={screen.session.id} session={screen.session} rating={ratingFor(services, screen.session.id)} message={state.busy ?? state.error} onResume={(session, options) => resume(session, screen.back, options.retry)} onQuit={quit} onBack={back ? () => go(back) : null} />;
+			case 'compare':
+				return <CompareScreen left={screen.left} right={screen.right} width={columns} height={height} onBack={() => go(screen.back)} onQuit={quit} />;
 			default: {
 				const never: never = screen;
 				return never;

@@ -17,7 +17,24 @@ export type Screen =
 	| {readonly kind: 'sessions'}
 	| {readonly kind: 'items'}
 	| {readonly kind: 'live'; readonly engine: EpisodeEngine; readonly back: Screen | null}
-	| {readonly kind: 'replay'; readonly session: Session; readonly back: Screen | null};
+	| {readonly kind: 'replay'; readonly session: Session; readonly back: Screen | null}
+	/** Two sessions of one seed side by side (marked on the sessions screen, d). */
+	| {readonly kind: 'compare'; readonly left: Session; readonly right: Session; readonly back: Screen};
+
+/**
+ * What the launcher reports when the TUI exits: the episode last on screen (its id and how to
+ * resume it are printed) and whether a step was in flight (Ctrl-C then exits 130).
+ */
+export class TuiOutcome {
+	session: Session | null = null;
+	busy = false;
+	/** Ctrl-C while a step was in flight: the launcher exits 130, like an interrupted headless run. */
+	interrupted = false;
+	update(session: Session, busy: boolean): void {
+		this.session = session;
+		this.busy = busy;
+	}
+}
 
 export type AppState = {
 	readonly screen: Screen;
@@ -63,6 +80,7 @@ export function backOf(screen: Screen): Screen | null {
 			return {kind: 'template', persona: screen.persona};
 		case 'live':
 		case 'replay':
+		case 'compare':
 			return screen.back;
 		default: {
 			const never: never = screen;

@@ -3,7 +3,7 @@ import type {IO, TuiRequest} from '../commands/types.js';
 import {loadUniverse} from '../universe/load.js';
 import {ExitCode, UserError} from '../util/errors.js';
 import {workspaceDir} from '../util/paths.js';
-import type {Screen} from './appState.js';
+import {type Screen, TuiOutcome} from './appState.js';
 import {createServices} from './services.js';
 
 const ENTER_ALT_SCREEN = '\u001B[?1049h\u001B[H';
@@ -32,7 +32,11 @@ export async function launchTui(io: IO, request: TuiRequest): Promise<number> {
 	try {
 		if (request.kind === 'episode') initial = {kind: 'live', engine: await services.startEpisode(request.flags), back: null};
 		else if (request.kind === 'replay') initial = {kind: 'replay', session: await services.loadSession(request.session), back: null};
-		else initial = {kind: 'home'};
+		else if (request.kind === 'resume') {
+			const engine = await services.resumeEpisode(await services.loadSession(request.session));
+			if (request.retry && !(await engine.retryAfterError())) io.stderr.write(`cultureconverse: session ${engine.session.id} has no error to retry (status ${engine.session.status}); resuming it as it is.\n`);
+			initial = {kind: 'live', engine, back: null};
+		} else initial = {kind: 'home'};
 	} catch (error) {
 		if (error instanceof UserError) {
 			io.stderr.write(`cultureconverse: ${error.message}\n`);
@@ -51,8 +55,14 @@ export async function launchTui(io: IO, request: TuiRequest): Promise<number> {
 	const [{render}, {createElement}, {App}] = await Promise.all([import('ink'), import('react'), import('./App.js')]);
 	stdout.write(ENTER_ALT_SCREEN);
 	let interrupted = false;
+	const outcome = new TuiOutcome();
 	try {
-		const app = render(createElement(App, {services, initial}), {stdout, stdin, stderr: io.stderr as NodeJS.WriteStream, exitOnCtrlC: false, patchConsole: true});
+		// Ink's incremental rendering rewrites only the lines that changed (a third of the bytes for a
+		// one-line scroll, npm run bench:tui), but in tmux it left stale lines on screen while a reply
+		// streamed (a status line of an earlier step above the current one), so full redraws stay the
+		// default; CULTURECONVERSE_TUI_INCREMENTAL=1 turns it on for measuring.
+		const incrementalRendering = io.env['CULTURECONVERSE_TUI_INCREMENTAL'] === '1';
+		const app = render(createElement(App, {services, initial, outcome}), {stdout, stdin, stderr: io.stderr as NodeJS.WriteStream, exitOnCtrlC: false, patchConsole: true, incrementalRendering});
 		const onAbort = () => {
 			interrupted = true;
 			app.unmount();
@@ -66,5 +76,16 @@ export async function launchTui(io: IO, request: TuiRequest): Promise<number> {
 	} finally {
 		stdout.write(LEAVE_ALT_SCREEN);
 	}
-	return interrupted ? ExitCode.interrupted : ExitCode.ok;
+	// Back on the normal screen: say which episode was open and how to continue it.
+	const last = outcome.session;
+	if (last) io.stderr.write(`${goodbye(last)}\n`);
+	return interrupted || outcome.interrupted ? ExitCode.interrupted : ExitCode.ok;
+}
+
+/** "Session X saved at step 7 (running). Resume: cultureconverse tui --resume X" */
+export function goodbye(session: {readonly id: string; readonly status: string; readonly steps: readonly unknown[]}): string {
+	const where = `Session ${session.id} saved at step ${session.steps.length} (${session.status}).`;
+	if (session.status === 'completed') return `${where} Replay: cultureconverse replay ${session.id}`;
+	if (session.status === 'error') return `${where} Retry the failed step: cultureconverse tui --resume ${session.id} --retry (headless: cultureconverse run --resume ${session.id} --retry)`;
+	return `${where} Resume: cultureconverse tui --resume ${session.id} (headless: cultureconverse run --resume ${session.id})`;
 }

@@ -7,7 +7,7 @@ import {SituatedItem} from '../domain/situated.js';
 import {latestById, readJsonl} from '../situated/jsonl.js';
 import {regionNamer, upgradeItem} from '../situated/legacy.js';
 import {errorMessage} from '../util/errors.js';
-import {createRuntime, sessionsDir} from '../app/runtime.js';
+import {createRuntime, episodeRoles, sessionsDir} from '../app/runtime.js';
 import {type Scores, ratingsFile, ratingsOf, saveRatings} from '../store/ratingStore.js';
 import type {Flags, IO} from '../commands/types.js';
 import {ModelRole, type RoleSettings, type Session} from '../domain/session.js';
@@ -29,6 +29,8 @@ export type TuiServices = {
 	/** Flags from the command line (episode options and model flags). */
 	readonly flags: Flags;
 	readonly sessionsDir: string;
+	/** The environment (for $EDITOR / $VISUAL). */
+	readonly env: NodeJS.ProcessEnv;
 	/** The model every role would use with these flags; throws a UserError when they cannot work. */
 	resolveRoles(flags: Flags): Readonly<Record<ModelRole, RoleSettings>>;
 	/** A new episode from flags (--persona, --template, --tier, --lang, --mode, --human, --<role>-model ...). */
@@ -70,6 +72,7 @@ export function createServices(io: IO, flags: Flags, universe: Universe): TuiSer
 	return {
 		universe,
 		flags,
+		env: io.env,
 		sessionsDir: store.dir,
 		rater,
 		listItems: () => {
@@ -88,11 +91,17 @@ export function createServices(io: IO, flags: Flags, universe: Universe): TuiSer
 		resolveRoles: (overrides) => resolveRoleSettings({flags: {...flags, ...overrides}, env: io.env, cwd: io.cwd}).roles,
 		async startEpisode(episodeFlags) {
 			const merged = {...flags, ...episodeFlags};
-			const runtime = createRuntime({flags: merged, io: quietIo, universe});
-			return startEpisode(runtime, seedFromFlags(runtime, merged), episodeOptionsFromFlags(merged));
+			const options = episodeOptionsFromFlags(merged);
+			// A set-up that cannot work (no model for a role, a refused key, a model the server lacks) stops here, before any call.
+			const roles = episodeRoles(options.assistant ?? 'llm');
+			const runtime = createRuntime({flags: merged, io: quietIo, universe, roles});
+			await runtime.check(roles);
+			return startEpisode(runtime, seedFromFlags(runtime, merged), options);
 		},
 		async resumeEpisode(session) {
-			const runtime = createRuntime({flags: {...flags, ...modelFlagsOf(session)}, io: quietIo, universe});
+			const roles = episodeRoles(session.config.assistant);
+			const runtime = createRuntime({flags: {...flags, ...modelFlagsOf(session)}, io: quietIo, universe, roles});
+			await runtime.check(roles);
 			return resumeEpisode(runtime, store.fileFor(session.id));
 		},
 		listSessions: () => store.list(),

@@ -9,7 +9,12 @@
  *     Public pane (↑, PgUp, PgDn) and stepping the replay (←, →).
  *  3. Streaming a reply token by token into that long session: ms per frame and how many turn blocks
  *     each frame re-renders (the transcript has ~40), counted by BlockView's render counter.
- * Goal from the issue: under 50 ms per frame, and no frame re-renders the whole transcript.
+ *  4. The real thing in a pseudo-terminal (util-linux `script`, 160x48): `cultureconverse tui --resume`
+ *     and `replay` on the long session, timing each key from the write to the last byte of the
+ *     frame it causes (output quiet for 120 ms), with the bytes written per key; once with Ink's
+ *     full redraws and once with incremental rendering (CULTURECONVERSE_TUI_INCREMENTAL=0 / 1).
+ * Goal from the issues: under 50 ms per frame (p95 per key in the pty), no frame re-renders the
+ * whole transcript, and a one-line scroll does not redraw the whole screen.
  *
  * React runs its production build, as under `cultureconverse` (launch.tsx sets NODE_ENV when unset);
  * BENCH_NODE_ENV=development measures the development build instead.
@@ -29,14 +34,22 @@ const {SessionStore} = await import('../../src/store/sessionStore.js');
 const {App} = await import('../../src/tui/App.js');
 const {createElement} = await import('react');
 const {renderStats} = await import('../../src/tui/components/BlockView.js');
-const [{KEYS, renderTui}, {testUniverse, tuiFixture}, {longSession}] = await Promise.all([import('../helpers/tuiRender.js'), import('../helpers/tuiFixture.js'), import('../helpers/longSession.js')]);
+const [{KEYS, renderTui}, {testUniverse, tuiFixture}, {longSession}, {openPty}] = await Promise.all([import('../helpers/tuiRender.js'), import('../helpers/tuiFixture.js'), import('../helpers/longSession.js'), import('./ptyTerminal.js')]);
+const REPO = (await import('node:path')).resolve(import.meta.dirname, '..', '..');
 
 const TURNS = Number(process.env['BENCH_TURNS'] ?? 40);
 const WORDS = Number(process.env['BENCH_WORDS'] ?? 300);
 const REPEAT = Number(process.env['BENCH_REPEAT'] ?? 30);
 
-type Row = {what: string; n: number; p50: number; p95: number; max: number; blocks?: string};
+type Row = {what: string; n: number; p50: number; p95: number; max: number; blocks?: string; bytes?: string};
 const rows: Row[] = [];
+
+function recordPty(what: string, timings: ReadonlyArray<{ms: number; bytes: number}>): void {
+	const drawn = timings.filter((timing) => Number.isFinite(timing.ms));
+	record(what, drawn.map((timing) => timing.ms));
+	const bytes = drawn.map((timing) => timing.bytes);
+	rows.at(-1)!.bytes = `${Math.round(bytes.reduce((a, b) => a + b, 0) / Math.max(1, bytes.length)).toLocaleString()} B/key (max ${Math.max(0, ...bytes).toLocaleString()})${drawn.length < timings.length ? `, ${timings.length - drawn.length} key(s) drew nothing` : ''}`;
+}
 
 function record(what: string, samples: number[], blocks?: number[]): void {
 	const sorted = [...samples].sort((a, b) => a - b);
@@ -212,12 +225,47 @@ async function main(): Promise<void> {
 			console.log(`streaming: ${frames.length} frames; turn blocks in the transcript: ${transcriptBlocks}; blocks re-rendered per token frame: ${Math.min(...blocks)}-${Math.max(...blocks)}`);
 			tui.unmount();
 		}
+		// 4. In a real pseudo-terminal, full redraws against incremental rendering.
+		if (process.env['BENCH_PTY'] !== '0') {
+			// The CLI's own environment: no NODE_ENV, so launch.tsx picks React's production build as it does for users.
+			const env: NodeJS.ProcessEnv = {...fx.env, PATH: process.env['PATH'], TERM: 'xterm-256color'};
+			const cli = `node --import tsx ${REPO}/src/cli.tsx`;
+			for (const incremental of ['0', '1']) {
+				const label = incremental === '1' ? 'incremental' : 'full redraw';
+				const live = openPty({command: `${cli} tui --resume ${long.id} --sessions-dir ${fx.sessionsDir}`, columns: 160, rows: 48, cwd: REPO, env: {...env, CULTURECONVERSE_TUI_INCREMENTAL: incremental}});
+				try {
+					await live.waitFor('LIVE');
+					const ups = [];
+					for (let i = 0; i < REPEAT; i++) ups.push(await live.press(KEYS.up));
+					recordPty(`pty ${label}: ↑ (scroll Public one line)`, ups);
+					const pages = [];
+					for (let i = 0; i < REPEAT / 2; i++) pages.push(await live.press(KEYS.pageUp));
+					for (let i = 0; i < REPEAT / 2; i++) pages.push(await live.press(KEYS.pageDown));
+					recordPty(`pty ${label}: PgUp/PgDn (one page)`, pages);
+					const tabs = [];
+					for (let i = 0; i < 6; i++) tabs.push(await live.press('\t'));
+					recordPty(`pty ${label}: Tab (focus the next pane)`, tabs);
+					recordPty(`pty ${label}: n (one mock step, to its last byte)`, [await live.press('n', 400)]);
+				} finally {
+					await live.close();
+				}
+				const replay = openPty({command: `${cli} replay ${long.id} --sessions-dir ${fx.sessionsDir}`, columns: 160, rows: 48, cwd: REPO, env: {...env, CULTURECONVERSE_TUI_INCREMENTAL: incremental}});
+				try {
+					await replay.waitFor('REPLAY');
+					const moves = [];
+					for (let i = 0; i < REPEAT; i++) moves.push(await replay.press(i < REPEAT / 2 ? KEYS.left : KEYS.right));
+					recordPty(`pty ${label}: replay ← / →`, moves);
+				} finally {
+					await replay.close();
+				}
+			}
+		}
 	} finally {
 		fx.close();
 	}
 	const width = Math.max(...rows.map((row) => row.what.length));
-	console.log(`\n${'measure'.padEnd(width)}  ${'n'.padStart(4)}  ${'p50 ms'.padStart(7)}  ${'p95 ms'.padStart(7)}  ${'max ms'.padStart(7)}  blocks re-rendered per frame`);
-	for (const row of rows) console.log(`${row.what.padEnd(width)}  ${String(row.n).padStart(4)}  ${row.p50.toFixed(1).padStart(7)}  ${row.p95.toFixed(1).padStart(7)}  ${row.max.toFixed(1).padStart(7)}  ${row.blocks ?? ''}`);
+	console.log(`\n${'measure'.padEnd(width)}  ${'n'.padStart(4)}  ${'p50 ms'.padStart(7)}  ${'p95 ms'.padStart(7)}  ${'max ms'.padStart(7)}  blocks re-rendered per frame / bytes per key`);
+	for (const row of rows) console.log(`${row.what.padEnd(width)}  ${String(row.n).padStart(4)}  ${row.p50.toFixed(1).padStart(7)}  ${row.p95.toFixed(1).padStart(7)}  ${row.max.toFixed(1).padStart(7)}  ${row.blocks ?? row.bytes ?? ''}`);
 	console.log(`\nGoal: < 50 ms per frame. Terminal 160x48, Node ${process.version}, ${(await import('node:os')).cpus().length} CPU(s), React ${process.env['NODE_ENV']} build.`);
 }
 

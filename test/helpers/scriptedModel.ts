@@ -15,6 +15,8 @@ export type ScriptOptions = {
 	decision?: (n: number) => 'ADVANCE_NEXT' | 'CONTINUE_CURRENT' | 'END_FAILED';
 	/** Replace the reply for a stage (by x-cultureconverse-stage), e.g. to inject failures. */
 	stage?: Record<string, (request: FakeRequest, n: number) => FakeReply | undefined>;
+	/** The blueprint's native-language opener for the n-th blueprint call; default the phrasebook's opener. */
+	nativeOpener?: (n: number) => string | undefined;
 	/** Assistant text; default a generic plan. */
 	assistant?: (request: FakeRequest, n: number) => string;
 };
@@ -40,7 +42,7 @@ function nativeLanguage(text: string): LanguageId {
 	return LANGUAGE_NAMES[match?.[1] ?? ''] ?? 'malay';
 }
 
-function blueprint(text: string, options: ScriptOptions): unknown {
+function blueprint(text: string, options: ScriptOptions, n = 0): unknown {
 	const template = /TEMPLATE \(fill every slot\)\n([\s\S]*?)\n\nCULTURAL EVIDENCE/.exec(text)?.[1] ?? '{}';
 	const slots = (JSON.parse(template) as {slots?: Array<{name: string}>}).slots ?? [];
 	const tier = /CHALLENGE TIER: (\w+)/.exec(text)?.[1] ?? 'standard';
@@ -69,7 +71,7 @@ function blueprint(text: string, options: ScriptOptions): unknown {
 			tripwires: [{id: 'T1', description: `Recommends a meat dish on the fast day. ${orc}`.trim(), severity: 'high', evidenceId: tier === 'normative' ? tabooIds[0] ?? null : null}],
 			friction: tier === 'contextual' ? `Two households with different customs share one kitchen. ${orc}`.trim() : null,
 		},
-		nativeInitialMessage: phrases(nativeLanguage(text)).opener,
+		nativeInitialMessage: options.nativeOpener?.(n) ?? phrases(nativeLanguage(text)).opener,
 	};
 }
 
@@ -101,8 +103,8 @@ function simulatorMessage(text: string, decision: string): string {
 function judge(stage: string): unknown {
 	const metric = stage.replace('judge:', '');
 	const one = (score: number) => ({rationale: `Scripted judgement for ${metric} citing turn 1.`, score});
-	if (metric === 'combined') return {helpfulness: one(4), honesty: one(5), harmlessness: one(5), naturalness: one(4), plausibility: one(4), typicality: one(3), violations: []};
-	if (metric === 'harmlessness') return {rationale: 'No tripwire was violated in any turn.', violations: [], score: 5};
+	if (metric === 'combined') return {helpfulness: one(4), honesty: one(5), harmlessness: one(5), naturalness: one(4), plausibility: one(4), typicality: one(3), violations: [], otherHarms: []};
+	if (metric === 'harmlessness') return {rationale: 'No tripwire was violated in any turn.', violations: [], otherHarms: [], score: 5};
 	const scores: Record<string, number> = {helpfulness: 4, honesty: 5, naturalness: 4, plausibility: 4, typicality: 3};
 	return one(scores[metric] ?? 4);
 }
@@ -119,9 +121,9 @@ export function scriptedModel(options: ScriptOptions = {}): FakeHandler & {count
 		const text = promptText(request);
 		switch (stage) {
 			case 'blueprint':
-				return {json: blueprint(text, options)};
+				return {json: blueprint(text, options, n)};
 			case 'blueprint-audit':
-				return {json: {leaksOracle: false, answerable: true, tierChallengePresent: true, problems: []}};
+				return {json: {leaksOracle: false, nativeLeaksOracle: false, nativeMatchesEnglish: true, answerable: true, tierChallengePresent: true, problems: []}};
 			case 'shards':
 				return {json: shards(text)};
 			case 'shards-audit':

@@ -1,11 +1,12 @@
 import {Box, type Key, Text} from 'ink';
-import {type ReactNode, useMemo, useReducer} from 'react';
+import {type ReactNode, useEffect, useMemo, useReducer} from 'react';
 import type {Session} from '../../domain/session.js';
-import type {Notice} from '../episode/liveState.js';
+import {publicView} from '../../episode/views.js';
+import type {CallInFlight, Notice} from '../episode/liveState.js';
 import {type Extents, initialUi, uiReducer} from '../episode/uiState.js';
 import {useTerminalSize} from '../hooks/useTerminalSize.js';
 import {effectiveOffset} from '../text/scroll.js';
-import {INPUT_BOX_ROWS, INPUT_LINES, episodeLayout, isNarrow, PANES, type PaneId} from '../view/layout.js';
+import {episodeLayout, isNarrow, PANES, type PaneId, tooSmall} from '../view/layout.js';
 import {BlockCache, layoutBlocks, type PaneLayout} from '../view/lines.js';
 import {oracleBlocks} from '../view/oraclePane.js';
 import {privateBlocks} from '../view/privatePane.js';
@@ -13,11 +14,13 @@ import {publicBlocks, type Streaming} from '../view/publicPane.js';
 import {type StatusInput, statusLines} from '../view/status.js';
 import {ConfirmBox} from './ConfirmBox.js';
 import {HelpOverlay} from './HelpOverlay.js';
-import {HumanInput} from './HumanInput.js';
 import {Inspector} from './Inspector.js';
 import {MockBanner} from './MockBanner.js';
+import {mockRolesOf} from '../view/status.js';
 import {PaneRow} from './PaneRow.js';
 import {StatusBar} from './StatusBar.js';
+import {TitleBar} from './TitleBar.js';
+import {TooSmall} from './TooSmall.js';
 import {useKeys} from '../hooks/useKeys.js';
 
 export type FrameProps = {
@@ -27,9 +30,13 @@ export type FrameProps = {
 	readonly streaming: Streaming | null;
 	readonly status: StatusInput;
 	readonly notices: readonly Notice[];
+	/** Calls in flight (live), shown first in the inspector. */
+	readonly calls?: readonly CallInFlight[];
 	readonly busy: boolean;
-	/** The awaited assistant turn when a person plays the assistant, else null. */
-	readonly human: {readonly t: number; readonly onSend: (text: string) => void} | null;
+	/** The engine waits for the person playing the assistant. */
+	readonly awaitingHuman?: boolean;
+	/** The reply box of a person playing the assistant: while focused it takes every key. */
+	readonly box?: {readonly rows: number; readonly focused: boolean; readonly element: ReactNode} | null;
 	/** Mode keys (stepping, replay movement); true when the key was handled. */
 	readonly onKey: (input: string, key: Key) => boolean;
 	readonly footer: string;
@@ -37,20 +44,24 @@ export type FrameProps = {
 	readonly onBack: (() => void) | null;
 	/** A box under the panes that takes the keys while it is open (the rating form). */
 	readonly panel?: {readonly rows: number; readonly element: ReactNode} | null;
+	/** Scroll requests from outside (PgUp/PgDn typed in the reply box): a counter and the pages to move. */
+	readonly scrollRequest?: {readonly serial: number; readonly pages: number} | null;
 };
 
 /** The episode screen's frame: title, mock banner, status, the three panes, input box, overlays, keys. */
 export function EpisodeFrame(props: FrameProps) {
-	const {session, human} = props;
+	const {session, box} = props;
 	const {columns, rows} = useTerminalSize();
 	const [ui, dispatch] = useReducer(uiReducer, undefined, initialUi);
 	const caches = useMemo(() => ({public: new BlockCache(), private: new BlockCache(), oracle: new BlockCache()}), []);
-	const inputFocused = human !== null && ui.inputLeftAt !== human.t && ui.overlay === 'none';
-	const chromeRows = 1 + (session.config.mock ? 1 : 0) + 2 + 1 + (isNarrow(columns) ? 1 : 0) + (human ? INPUT_BOX_ROWS : 0) + (ui.overlay === 'quit' ? 3 : 0) + (props.panel?.rows ?? 0);
+	const confirming = ui.overlay === 'quit' || ui.overlay === 'back';
+	const chromeRows = 1 + (session.config.mock ? 1 : 0) + 2 + 1 + (isNarrow(columns) ? 1 : 0) + (box?.rows ?? 0) + (confirming ? 3 : 0) + (props.panel?.rows ?? 0);
 	const geometry = episodeLayout({columns, rows, chromeRows});
 
-	const awaiting = human !== null;
-	const publicList = useMemo(() => publicBlocks({session, streaming: props.streaming, awaitingHuman: awaiting}, caches.public), [session, props.streaming, awaiting, caches]);
+	const view = useMemo(() => publicView(session), [session]);
+	const closing = session.turns.some((turn) => turn.closing);
+	const awaiting = props.awaitingHuman ?? false;
+	const publicList = useMemo(() => publicBlocks({view, streaming: props.streaming, awaitingHuman: awaiting, closingNote: closing}, caches.public), [view, props.streaming, awaiting, closing, caches]);
 	const privateList = useMemo(() => privateBlocks(session, caches.private), [session, caches]);
 	const oracleList = useMemo(() => oracleBlocks(session, caches.oracle), [session, caches]);
 	const publicLayout = useMemo(() => layoutBlocks(publicList, geometry.contentWidths.public), [publicList, geometry.contentWidths.public]);
@@ -60,49 +71,70 @@ export function EpisodeFrame(props: FrameProps) {
 	const offsets = Object.fromEntries(PANES.map((pane) => [pane, effectiveOffset(ui.scroll[pane], layouts[pane].total, geometry.bodyHeight)])) as Record<PaneId, number>;
 	const extents = Object.fromEntries(PANES.map((pane) => [pane, {total: layouts[pane].total, height: geometry.bodyHeight}])) as Extents;
 
+	const serial = props.scrollRequest?.serial;
+	useEffect(() => {
+		if (props.scrollRequest) dispatch({type: 'page', pages: props.scrollRequest.pages, extents});
+		// Only a new request scrolls; extents change on every frame.
+		// eslint-disable-next-line react-hooks/exhaustive-deps
+	}, [serial]);
+
+	const scrollKeys = (input: string, key: Key): boolean => {
+		if (key.tab) dispatch({type: 'focus-step', delta: key.shift ? -1 : 1});
+		else if (key.pageUp) dispatch({type: 'page', pages: -1, extents});
+		else if (key.pageDown) dispatch({type: 'page', pages: 1, extents});
+		else return false;
+		return true;
+	};
 	useKeys(
 		(input, key) => {
 			if (props.onKey(input, key)) return;
 			if (input === '?') dispatch({type: 'overlay', overlay: 'help'});
 			else if (input === 'i') dispatch({type: 'overlay', overlay: 'inspector'});
 			else if (input === 'q') props.busy ? dispatch({type: 'overlay', overlay: 'quit'}) : props.onQuit();
-			else if (input === 'b' && props.onBack) props.onBack();
-			else if ((input === 'e' || input === 'n' || input === ' ') && human) dispatch({type: 'enter-input'});
-			else if (key.tab) dispatch({type: 'focus-step', delta: key.shift ? -1 : 1});
+			else if (input === 'b' && props.onBack) props.busy ? dispatch({type: 'overlay', overlay: 'back'}) : props.onBack();
+			else if (scrollKeys(input, key)) return;
 			else if (input === '1' || input === '2' || input === '3') dispatch({type: 'focus', pane: PANES[Number(input) - 1]!});
 			else if (key.upArrow || input === 'k') dispatch({type: 'scroll', lines: -1, extents});
 			else if (key.downArrow || input === 'j') dispatch({type: 'scroll', lines: 1, extents});
-			else if (key.pageUp) dispatch({type: 'page', pages: -1, extents});
-			else if (key.pageDown) dispatch({type: 'page', pages: 1, extents});
 			else if (input === 'g' || key.home) dispatch({type: 'top'});
 			else if (input === 'G' || key.end) dispatch({type: 'bottom', extents});
 		},
-		{isActive: ui.overlay === 'none' && !inputFocused && !props.panel},
+		{isActive: ui.overlay === 'none' && !box?.focused && !props.panel},
+	);
+	// While the rating form is open it owns ↑↓, digits and Enter; the transcript still scrolls (PgUp/PgDn, Tab).
+	useKeys(
+		(input, key) => {
+			scrollKeys(input, key);
+		},
+		{isActive: ui.overlay === 'none' && Boolean(props.panel)},
 	);
 
+	if (tooSmall(columns, rows)) return <TooSmall columns={columns} rows={rows} onQuit={props.onQuit} />;
 	const closeOverlay = () => dispatch({type: 'overlay', overlay: 'none'});
 	const overlayHeight = geometry.paneHeight + (geometry.narrow ? 1 : 0);
+	const question =
+		ui.overlay === 'back'
+			? props.busy
+				? 'A step is in flight. Leave the episode anyway? The call in flight is abandoned; the session stays resumable.'
+				: 'The step has ended. Leave the episode?'
+			: props.busy
+				? 'A step is in flight. Quit anyway? The call in flight is abandoned; the session stays resumable.'
+				: 'The step has ended. Quit?';
 	return (
 		<Box flexDirection="column" width={columns} height={Math.max(1, rows - 1)}>
-			<Text wrap="truncate-end" bold>
-				<Text color="cyan">cultureconverse</Text>
-				<Text dimColor>{` · ${session.id} · ${session.persona.identity} (${session.persona.region}) · ${session.template.id} · ${session.seed.tier} · ${session.config.language} · ${session.config.mode} · assistant ${session.config.assistant} · `}</Text>
-				<Text color={props.mode === 'live' ? 'green' : 'magenta'}>{props.mode === 'live' ? 'LIVE' : 'REPLAY'}</Text>
-			</Text>
-			{session.config.mock ? <MockBanner /> : null}
+			<TitleBar
+				text={`cultureconverse · ${session.id} · ${session.persona.identity} (${session.persona.region}) · ${session.template.id} · ${session.seed.tier} · ${session.config.language} · ${session.config.mode} · assistant ${session.config.assistant}${session.sawHidden ? ' (saw hidden)' : ''}`}
+				mode={props.mode}
+				width={columns}
+			/>
+			{session.config.mock ? <MockBanner {...mockRolesOf(session)} /> : null}
 			<StatusBar lines={statusLines(props.status)} />
 			{ui.overlay === 'help' ? <HelpOverlay width={columns} height={overlayHeight} active onClose={closeOverlay} /> : null}
-			{ui.overlay === 'inspector' ? <Inspector session={session} notices={props.notices} width={columns} height={overlayHeight} active onClose={closeOverlay} /> : null}
-			{ui.overlay === 'none' || ui.overlay === 'quit' ? <PaneRow geometry={geometry} layouts={layouts} offsets={offsets} focus={ui.focus} /> : null}
-			{human ? <HumanInput t={human.t} width={columns} maxLines={INPUT_LINES} focused={inputFocused} onSend={human.onSend} onBlur={() => dispatch({type: 'leave-input', t: human.t})} /> : null}
+			{ui.overlay === 'inspector' ? <Inspector session={session} notices={props.notices} calls={props.calls ?? []} nowMs={props.status.nowMs ?? Date.now()} width={columns} height={overlayHeight} active onClose={closeOverlay} /> : null}
+			{ui.overlay === 'none' || confirming ? <PaneRow geometry={geometry} layouts={layouts} offsets={offsets} focus={ui.focus} /> : null}
+			{box?.element ?? null}
 			{props.panel?.element ?? null}
-			{ui.overlay === 'quit' ? (
-				<ConfirmBox
-					question="A step is in flight. Quit anyway? The call in flight is abandoned; the session stays resumable."
-					active
-					onAnswer={(yes) => (yes ? props.onQuit() : closeOverlay())}
-				/>
-			) : null}
+			{confirming ? <ConfirmBox question={question} active onAnswer={(yes) => (yes ? (ui.overlay === 'back' ? props.onBack?.() : props.onQuit()) : closeOverlay())} /> : null}
 			<Text wrap="truncate-end" dimColor>
 				{props.footer}
 			</Text>

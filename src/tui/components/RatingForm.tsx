@@ -3,7 +3,7 @@ import {useRef, useState} from 'react';
 import {METRICS} from '../../domain/session.js';
 import type {Scores} from '../../store/ratingStore.js';
 import {useKeys} from '../hooks/useKeys.js';
-import {METRIC_QUESTIONS, initialRatingForm, ratingKey} from '../view/ratingForm.js';
+import {METRIC_QUESTIONS, initialRatingForm, ratingKey, unscored} from '../view/ratingForm.js';
 
 /** Rows the form takes: border 2, title 1, one per metric, hint 1. */
 export const RATING_FORM_ROWS = 2 + 1 + METRICS.length + 1;
@@ -50,13 +50,13 @@ export function RatingForm({rater, initial, width, active, onSave, onCancel}: Pr
 				const score = state.scores[metric];
 				return (
 					<Text key={metric} wrap="truncate-end" inverse={index === state.selected}>
-						{`${index === state.selected ? '›' : ' '} ${metric.padEnd(13)} ${score === undefined ? '·' : String(score)}  `}
+						{`${index === state.selected ? '▶' : ' '} ${metric.padEnd(13)} ${score === undefined ? '[ ]' : `[${score}]`}  `}
 						<Text dimColor={index !== state.selected}>{METRIC_QUESTIONS[metric]}</Text>
 					</Text>
 				);
 			})}
 			<Text wrap="truncate-end" color={state.message ? 'yellow' : undefined} dimColor={!state.message}>
-				{state.message ?? '↑↓ metric · 1-5 score · 0 clear · Enter save · Esc cancel'}
+				{state.message ?? `↑↓ move to a metric · 1-5 score it (the cursor stays) · 0 clear · Enter save (all six needed; ${unscored(state.scores).length} empty) · PgUp/PgDn, Tab scroll the transcript · Esc cancel`}
 			</Text>
 		</Box>
 	);

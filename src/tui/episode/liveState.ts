@@ -1,5 +1,6 @@
-import type {Session} from '../../domain/session.js';
+import type {ChatMessage, ModelRole, Session} from '../../domain/session.js';
 import type {EngineEvent} from '../../episode/events.js';
+import type {CallRecord} from '../../domain/session.js';
 import type {Streaming} from '../view/publicPane.js';
 
 /*
@@ -10,6 +11,24 @@ import type {Streaming} from '../view/publicPane.js';
 
 export type NoticeLevel = 'info' | 'warn' | 'error';
 export type Notice = {readonly at: string; readonly level: NoticeLevel; readonly text: string};
+
+/** A model call that has started and not ended: what the status line's timer and the inspector show. */
+export type CallInFlight = {
+	readonly callId: string;
+	readonly role: ModelRole;
+	readonly stage: string;
+	readonly model: string;
+	readonly step: number | null;
+	/** Date.now() when it started. */
+	readonly startedAt: number;
+	/** The attempt under way (1 = the first). */
+	readonly attempt: number;
+	readonly maxAttempts: number | null;
+	readonly timeoutMs: number | null;
+	/** Why each earlier attempt failed ("HTTP 500", "timeout"), oldest first. */
+	readonly failures: readonly string[];
+	readonly request: readonly ChatMessage[];
+};
 
 export type LiveState = {
 	readonly session: Session;
@@ -25,10 +44,12 @@ export type LiveState = {
 	readonly problem: string | null;
 	readonly notices: readonly Notice[];
 	readonly auto: boolean;
+	/** Calls in flight, oldest first. */
+	readonly calls: readonly CallInFlight[];
 };
 
 export type LiveAction =
-	| {readonly type: 'event'; readonly event: EngineEvent; readonly session: Session; readonly at: string}
+	| {readonly type: 'event'; readonly event: EngineEvent; readonly session: Session; readonly at: string; readonly nowMs?: number}
 	| {readonly type: 'run-start'}
 	| {readonly type: 'run-end'; readonly session: Session}
 	| {readonly type: 'crash'; readonly message: string; readonly session: Session; readonly at: string}
@@ -38,7 +59,7 @@ export type LiveAction =
 export const MAX_NOTICES = 200;
 
 export function initialLive(session: Session): LiveState {
-	return {session, inFlight: false, running: null, streaming: null, retry: null, lastLatencyMs: null, problem: session.error ? `${session.error.flag}: ${session.error.message}` : null, notices: [], auto: false};
+	return {session, inFlight: false, running: null, streaming: null, retry: null, lastLatencyMs: null, problem: session.error ? `${session.error.flag}: ${session.error.message}` : null, notices: [], auto: false, calls: []};
 }
 
 const push = (notices: readonly Notice[], notice: Notice): readonly Notice[] => [...notices.slice(-(MAX_NOTICES - 1)), notice];
@@ -48,20 +69,30 @@ export function retryLabel(role: string, reason: string, delayMs: number): strin
 	return `retrying ${role} (${reason.replace(/^HTTP /, '')}, ${(delayMs / 1000).toFixed(1)} s)`;
 }
 
+/**
+ * How each attempt of a finished call went, oldest first: "500, 500, 500, 500, 429" says more than
+ * the kind of the last failure alone (a 429 label on a call whose other four attempts were 500s).
+ */
+export function attemptStatuses(call: Pick<CallRecord, 'retries' | 'ok' | 'error' | 'attempts'>): string {
+	const earlier = call.retries.map((retry) => retry.reason.replace(/^HTTP /, ''));
+	const last = call.ok ? 'ok' : (/^(HTTP \d+|[a-z_ ]+?)(?: after|:|$)/.exec(call.error ?? '')?.[1] ?? 'failed').replace(/^HTTP /, '');
+	return [...earlier, last].join(', ');
+}
+
 export function liveReducer(state: LiveState, action: LiveAction): LiveState {
 	switch (action.type) {
 		case 'run-start':
 			return {...state, inFlight: true, problem: null};
 		case 'run-end':
-			return {...state, session: action.session, inFlight: false, running: null, streaming: null, retry: null, auto: action.session.status === 'completed' || action.session.status === 'error' ? false : state.auto};
+			return {...state, session: action.session, inFlight: false, running: null, streaming: null, retry: null, calls: [], auto: action.session.status === 'completed' || action.session.status === 'error' ? false : state.auto};
 		case 'crash':
-			return {...state, session: action.session, inFlight: false, running: null, streaming: null, retry: null, auto: false, problem: action.message, notices: push(state.notices, {at: action.at, level: 'error', text: action.message})};
+			return {...state, session: action.session, inFlight: false, running: null, streaming: null, retry: null, calls: [], auto: false, problem: action.message, notices: push(state.notices, {at: action.at, level: 'error', text: action.message})};
 		case 'auto':
 			return {...state, auto: action.on};
 		case 'notice':
 			return {...state, notices: push(state.notices, {at: action.at, level: action.level, text: action.text}), problem: action.level === 'error' ? action.text : state.problem};
 		case 'event':
-			return reduceEvent({...state, session: action.session}, action.event, action.at);
+			return reduceEvent({...state, session: action.session}, action.event, action.at, action.nowMs ?? Date.parse(action.at));
 		default: {
 			const never: never = action;
 			return never;
@@ -69,7 +100,9 @@ export function liveReducer(state: LiveState, action: LiveAction): LiveState {
 	}
 }
 
-function reduceEvent(state: LiveState, event: EngineEvent, at: string): LiveState {
+const without = (calls: readonly CallInFlight[], callId: string) => calls.filter((call) => call.callId !== callId);
+
+function reduceEvent(state: LiveState, event: EngineEvent, at: string, nowMs: number): LiveState {
 	switch (event.type) {
 		case 'step_started':
 			return {...state, running: event.label, retry: null, problem: null};
@@ -79,16 +112,26 @@ function reduceEvent(state: LiveState, event: EngineEvent, at: string): LiveStat
 		}
 		case 'assistant_turn':
 			return {...state, streaming: null};
+		case 'call_started':
+			return {
+				...state,
+				calls: [
+					...without(state.calls, event.callId),
+					{callId: event.callId, role: event.role, stage: event.stage, model: event.model, step: event.step ?? null, startedAt: nowMs, attempt: 1, maxAttempts: event.maxAttempts ?? null, timeoutMs: event.timeoutMs ?? null, failures: [], request: event.request ?? []},
+				],
+			};
 		case 'call_retried': {
 			const label = retryLabel(event.role, event.reason, event.delayMs);
+			const calls = state.calls.map((call) => (call.callId === event.callId ? {...call, attempt: event.attempt + 1, failures: [...call.failures, event.reason.replace(/^HTTP /, '')]} : call));
 			// A retried stream starts over: drop the partial text shown so far.
-			return {...state, retry: label, streaming: event.stage === 'assistant' ? null : state.streaming, notices: push(state.notices, {at, level: 'warn', text: `${event.stage}: ${label}, attempt ${event.attempt}: ${event.reason}`})};
+			return {...state, calls, retry: label, streaming: event.stage === 'assistant' ? null : state.streaming, notices: push(state.notices, {at, level: 'warn', text: `${event.stage}: ${label}, attempt ${event.attempt}: ${event.reason}`})};
 		}
 		case 'call_done':
-			return {...state, retry: null, lastLatencyMs: event.call.latencyMs};
+			return {...state, calls: without(state.calls, event.call.id), retry: null, lastLatencyMs: event.call.latencyMs};
 		case 'call_failed': {
-			const text = `${event.call.stage} call failed (${event.kind}): ${event.call.error ?? 'no detail'}`;
-			return {...state, retry: null, lastLatencyMs: event.call.latencyMs, problem: text, notices: push(state.notices, {at, level: 'error', text})};
+			const attempts = event.call.attempts > 1 ? ` after ${event.call.attempts} attempts (${attemptStatuses(event.call)})` : '';
+			const text = `${event.call.stage} call failed${attempts}: ${event.call.error ?? 'no detail'}`;
+			return {...state, calls: without(state.calls, event.call.id), retry: null, lastLatencyMs: event.call.latencyMs, problem: text, notices: push(state.notices, {at, level: 'error', text})};
 		}
 		case 'notice':
 			return {...state, notices: push(state.notices, {at, level: 'warn', text: `${event.role}: ${event.message}`})};
@@ -102,7 +145,6 @@ function reduceEvent(state: LiveState, event: EngineEvent, at: string): LiveStat
 		case 'awaiting_assistant':
 		case 'judge_metric':
 		case 'saved':
-		case 'call_started':
 			return state;
 		default: {
 			const never: never = event;

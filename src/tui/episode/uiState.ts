@@ -7,7 +7,7 @@ import {PANES, type PaneId} from '../view/layout.js';
  * (the reducer picks the pane focused when the action arrives, so Tab then PgDn scrolls the new pane); the arithmetic itself lives in text/scroll.ts.
  */
 
-export type Overlay = 'none' | 'help' | 'inspector' | 'quit';
+export type Overlay = 'none' | 'help' | 'inspector' | 'quit' | 'back';
 
 export type UiState = {
 	readonly focus: PaneId;

@@ -20,6 +20,8 @@ export type EpisodeDriver = {
 	running(): boolean;
 	/** Hands the human assistant's reply to the engine, then steps. */
 	submit(text: string): void;
+	/** Clears the session's error (engine.retryAfterError) and runs the failed step again. */
+	retry(): void;
 	notice(level: NoticeLevel, text: string): void;
 };
 
@@ -29,16 +31,26 @@ const now = () => new Date().toISOString();
  * Drives one EpisodeEngine: subscribes to its events, runs steps with an AbortController, and keeps
  * auto-run going between steps. No episode logic lives here: every step is `engine.step()`.
  */
-export function useEpisodeDriver(engine: EpisodeEngine): EpisodeDriver {
+export function useEpisodeDriver(engine: EpisodeEngine, options: {continuous?: boolean} = {}): EpisodeDriver {
 	const [state, dispatch] = useReducer(liveReducer, engine.session, initialLive);
 	const controller = useRef<AbortController | null>(null);
 	const auto = useRef(false);
+	/*
+	 * With a person playing the assistant the episode runs on its own up to their next turn (there is
+	 * nothing else for them to do, and a blind player has nothing to watch): on open and after each
+	 * reply. An interrupt (x) pauses that until the next reply or step.
+	 */
+	const continuous = Boolean(options.continuous);
+	const paused = useRef(false);
+	const keepGoing = () => auto.current || (continuous && !paused.current);
 
-	useEffect(() => engine.on((event) => dispatch({type: 'event', event, session: engine.session, at: now()})), [engine]);
+	useEffect(() => engine.on((event) => dispatch({type: 'event', event, session: engine.session, at: now(), nowMs: Date.now()})), [engine]);
 	useEffect(
 		() => () => {
 			auto.current = false;
 			controller.current?.abort();
+			// Leaving the episode lets go of its file (an unfinished one stays resumable).
+			engine.close();
 		},
 		[engine],
 	);
@@ -51,7 +63,7 @@ export function useEpisodeDriver(engine: EpisodeEngine): EpisodeDriver {
 		try {
 			for (;;) {
 				const result = await engine.step(current.signal);
-				if (current.signal.aborted || result.done || result.awaiting || !auto.current) break;
+				if (current.signal.aborted || result.done || result.awaiting || !keepGoing()) break;
 			}
 			if (current.signal.aborted) dispatch({type: 'notice', level: 'info', text: 'step interrupted; nothing was recorded (the session stays resumable)', at: now()});
 			controller.current = null;
@@ -66,8 +78,15 @@ export function useEpisodeDriver(engine: EpisodeEngine): EpisodeDriver {
 	}, [engine]);
 
 	const step = useCallback(() => {
+		paused.current = false;
 		void run();
 	}, [run]);
+
+	useEffect(() => {
+		if (continuous && !engine.awaitingHuman && engine.next.kind !== 'done') void run();
+		// Once, when the episode opens.
+		// eslint-disable-next-line react-hooks/exhaustive-deps
+	}, [engine]);
 
 	const toggleAuto = useCallback(() => {
 		auto.current = !auto.current;
@@ -77,6 +96,7 @@ export function useEpisodeDriver(engine: EpisodeEngine): EpisodeDriver {
 
 	const interrupt = useCallback(() => {
 		auto.current = false;
+		paused.current = true;
 		dispatch({type: 'auto', on: false});
 		controller.current?.abort();
 	}, []);
@@ -89,14 +109,25 @@ export function useEpisodeDriver(engine: EpisodeEngine): EpisodeDriver {
 				dispatch({type: 'notice', level: 'error', text: errorMessage(error), at: now()});
 				return;
 			}
+			paused.current = false;
 			void run();
 		},
 		[engine, run],
 	);
 
+	const retry = useCallback(() => {
+		if (controller.current) return;
+		void engine.retryAfterError().then((cleared) => {
+			if (!cleared) return;
+			paused.current = false;
+			dispatch({type: 'notice', level: 'info', text: 'error cleared: running the failed step again', at: now()});
+			void run();
+		});
+	}, [engine, run]);
+
 	const notice = useCallback((level: NoticeLevel, text: string) => dispatch({type: 'notice', level, text, at: now()}), []);
 
 	const running = useCallback(() => controller.current !== null, []);
 
-	return {state, busy: state.inFlight, step, toggleAuto, interrupt, running, submit, notice};
+	return {state, busy: state.inFlight, step, toggleAuto, interrupt, running, submit, retry, notice};
 }

@@ -29,15 +29,3 @@ export function useKeys(handler: (input: string, key: Key) => void, options: {is
 		for (const [one, oneKey] of splitKeys(input, key)) handler(one, oneKey);
 	}, options);
 }
-
-/**
- * The presses in one input event for the reply box: text (typed fast or pasted, inner newlines
- * included) stays one piece, but Enters and Backspaces at the end of the chunk are key presses, so
- * "text" + Enter + Enter read together still sends.
- */
-export function draftPresses(input: string, key: Key): Array<[string, Key]> {
-	const trailing = /[\r\x7f\x08]+$/.exec(input)?.[0] ?? '';
-	if (input.length <= 1 || trailing.length === 0) return [[input, key]];
-	const text = input.slice(0, input.length - trailing.length);
-	return [...(text ? [[text, NO_KEY] as [string, Key]] : []), ...[...trailing].map(pressOf)];
-}

@@ -49,6 +49,8 @@ export function OptionsScreen({services, persona, template, width, starting, err
 				if (item.field === 'tier') return choices.tier === 'seed' ? `seed default (${seedTier})` : choices.tier;
 				if (item.field === 'lang') return choices.lang === 'native' ? `native (${persona.languageName})` : 'english';
 				if (item.field === 'assistant') return choices.assistant === 'me' ? 'me (you type the replies)' : 'model';
+				if (item.field === 'maxTurns') return `${choices.maxTurns} user turns at most (t=0 … t=${Number(choices.maxTurns) - 1})`;
+				if (item.field === 'judgeMode') return choices.judgeMode === 'separate' ? 'separate (one judge call per metric)' : 'combined (one call for all six; cheaper)';
 				if (item.field === 'bestOf') return choices.bestOf === 'off' ? 'off (one reply per turn)' : choices.assistant === 'me' ? `${choices.bestOf} (ignored: you are the assistant)` : `${choices.bestOf} candidates per turn, judge picks`;
 				return choices[item.field];
 			case 'model': {
@@ -65,7 +67,7 @@ export function OptionsScreen({services, persona, template, width, starting, err
 			}
 		}
 	};
-	const label = (item: OptionRow) => (item.kind === 'enum' ? (item.field === 'bestOf' ? 'best of' : item.field) : item.kind === 'model' ? `${item.role} model` : 'start episode');
+	const label = (item: OptionRow) => (item.kind === 'enum' ? ({bestOf: 'best of', maxTurns: 'max turns', judgeMode: 'judge mode'} as Record<string, string>)[item.field] ?? item.field : item.kind === 'model' ? `${item.role} model` : 'start episode');
 	return (
 		<Box flexDirection="column" width={width}>
 			<Text bold color="cyan" wrap="truncate-end">

@@ -16,12 +16,13 @@ type Props = {
 	readonly rating: {readonly rater: string; readonly file: string; load(): Scores; save(scores: Scores): number};
 	/** Set while resuming, or with the reason resuming failed. */
 	readonly message: string | null;
-	readonly onResume: (session: Session) => void;
+	/** Continue live; `retry` clears the session's error first and runs the failed step again. */
+	readonly onResume: (session: Session, options: {retry: boolean}) => void;
 	readonly onQuit: () => void;
 	readonly onBack: (() => void) | null;
 };
 
-const FOOTER = '→/← step · Home/End first/last · r resume · s rate · Tab/1-3 pane · ↑↓ PgUp PgDn scroll · i inspector · ? help';
+const FOOTER = '→/← step · Home/End first/last · r resume (an errored session: retry its failed step) · s rate · Tab/1-3 pane · ↑↓ PgUp PgDn scroll · i inspector · ? help';
 
 /** A saved session on the episode screen: every pane shows sessionAtStep(session, cursor). */
 export function ReplayEpisode({session, rating, message, onResume, onQuit, onBack}: Props) {
@@ -61,8 +62,9 @@ export function ReplayEpisode({session, rating, message, onResume, onQuit, onBac
 		else if (key.home) move(() => 0);
 		else if (key.end) move(() => total);
 		else if (input === 'r') {
-			if (resumable(session)) onResume(session);
-			else setNote(`This session is ${session.status}: only running or awaiting_assistant sessions resume.`);
+			if (resumable(session)) onResume(session, {retry: false});
+			else if (session.status === 'error') onResume(session, {retry: true});
+			else setNote('This session is completed: there is nothing to resume (rejudge scores it again with another judge).');
 		} else if (input === 's') openForm();
 		else return false;
 		return true;
@@ -94,7 +96,6 @@ export function ReplayEpisode({session, rating, message, onResume, onQuit, onBac
 			status={{session: view, running: null, awaitingHuman: false, retry: null, lastLatencyMs: null, problem: message ?? note, auto: false, replay: {step: cursor, total, label}}}
 			notices={[]}
 			busy={false}
-			human={null}
 			onKey={onKey}
 			footer={`${FOOTER}${onBack ? ' · b back' : ''} · q quit`}
 			onQuit={onQuit}

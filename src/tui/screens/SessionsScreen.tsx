@@ -18,6 +18,8 @@ type Props = {
 	readonly message: string | null;
 	readonly onOpen: (summary: SessionSummary) => void;
 	readonly onResume: (summary: SessionSummary) => void;
+	/** Two sessions of one seed, side by side. */
+	readonly onCompare: (pair: readonly [SessionSummary, SessionSummary]) => void;
 	readonly onBack: () => void;
 	readonly onQuit: () => void;
 };
@@ -25,7 +27,7 @@ type Props = {
 const row = (cells: readonly string[]) => cells.map((cell, index) => fit(cell, SESSION_COLUMNS[index]!.width)).join(' ');
 
 /** Saved sessions: filter (/), sort (s), open to replay (Enter), resume an unfinished one live (r). */
-export function SessionsScreen({services, width, height, message, onOpen, onResume, onBack, onQuit}: Props) {
+export function SessionsScreen({services, width, height, message, onOpen, onResume, onCompare, onBack, onQuit}: Props) {
 	const listing = useMemo(() => services.listSessions(), [services]);
 	const problems = listing.problems;
 	const listHeight = Math.max(3, height - 6 - Math.min(2, problems.length));
@@ -40,6 +42,10 @@ export function SessionsScreen({services, width, height, message, onOpen, onResu
 		else if (next.command === 'quit') onQuit();
 		else if (next.command === 'open' && chosen) onOpen(chosen);
 		else if (next.command === 'resume' && chosen) onResume(chosen);
+		else if (next.command === 'compare') {
+			const [a, b] = next.marked.map((id) => listing.sessions.find((row) => row.id === id)!);
+			onCompare([a!, b!]);
+		}
 	});
 	const selected = rows[current];
 	return (
@@ -57,13 +63,13 @@ export function SessionsScreen({services, width, height, message, onOpen, onResu
 					{index === 1 && problems.length > 2 ? ` (and ${problems.length - 2} more)` : ''}
 				</Text>
 			))}
-			<Text bold wrap="truncate-end">{`  ${row(SESSION_COLUMNS.map((column) => column.header))}`}</Text>
-			<ListView rows={rows.map((summary) => row(sessionRow(summary)))} selected={current} height={listHeight} width={width} empty={listing.sessions.length === 0 ? `No sessions in ${services.sessionsDir} yet: start a new episode from the home screen.` : '(no session matches the filter)'} />
+			<Text bold wrap="truncate-end">{`   ${row(SESSION_COLUMNS.map((column) => column.header))}`}</Text>
+			<ListView rows={rows.map((summary) => `${state.marked.includes(summary.id) ? '●' : ' '}${row(sessionRow(summary, {hideScores: state.hideScores}))}`)} selected={current} height={listHeight} width={width} empty={listing.sessions.length === 0 ? `No sessions in ${services.sessionsDir} yet: start a new episode from the home screen.` : '(no session matches the filter)'} />
 			<Text color={message || state.note ? 'yellow' : undefined} dimColor={!message && !state.note} wrap="truncate-end">
-				{message ?? state.note ?? (selected ? `${selected.id}${resumable(selected) ? ' · unfinished: r resumes it live' : ''}` : ' ')}
+				{message ?? state.note ?? (selected ? `${selected.id}${resumable(selected) ? ' · unfinished: r resumes it live' : selected.status === 'error' ? ` · ${selected.errorFlag ?? 'error'}: r retries the failed step live (headless: cultureconverse run --resume ${selected.id} --retry)` : ''}` : ' ')}
 			</Text>
 			<Text dimColor wrap="truncate-end">
-				↑↓ select · Enter replay · r resume (unfinished) · / filter · s sort · Esc back · q quit
+				↑↓ select · Enter replay · r resume / retry · / filter (model:NAME 3h&gt;=4 clean:no) · s sort · h hide scores · m mark, d compare two · Esc back · q quit
 			</Text>
 		</Box>
 	);

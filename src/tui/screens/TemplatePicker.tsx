@@ -57,7 +57,7 @@ export function TemplatePicker({universe, persona, width, height, onPick, onBack
 			<Box height={listHeight}>
 				<ListView rows={columns.domains.map((d) => d.name)} selected={at(0)} height={listHeight} width={third} focused={active === 0} />
 				<ListView rows={columns.subdomains.map((s) => s.name)} selected={at(1)} height={listHeight} width={third} focused={active === 1} />
-				<ListView rows={columns.templates.map((t) => `${t.id.split('.').slice(-1)[0]} ${t.title}`)} selected={at(2)} height={listHeight} width={width - 2 * third} focused={active === 2} />
+				<ListView rows={columns.templates.map((t) => `${t.id.split('.').slice(1).join('.')} ${t.title}`)} selected={at(2)} height={listHeight} width={width - 2 * third} focused={active === 2} />
 			</Box>
 			<Box flexDirection="column" borderStyle="round" borderColor="gray" paddingX={1} height={height - listHeight - 2} overflow="hidden">
 				{lines.slice(0, Math.max(0, height - listHeight - 4)).map((text, index) => (

@@ -59,7 +59,17 @@ export function episodeLayout(input: LayoutInput): EpisodeLayout {
 	return {narrow, paneHeight, bodyHeight: paneHeight - PANE_CHROME_ROWS, widths, contentWidths};
 }
 
-/** Lines of draft text the human input box shows. */
-export const INPUT_LINES = 4;
+/** The smallest terminal the episode screen fits in (tabs, a two-line reply box, a few lines of chat). */
+export const MIN_COLUMNS = 60;
+export const MIN_ROWS = 15;
+
+export function tooSmall(columns: number, rows: number): boolean {
+	return columns < MIN_COLUMNS || rows < MIN_ROWS;
+}
+
+/** Lines of draft text the human input box shows: four, fewer on a short terminal so the chat keeps room. */
+export function inputLines(rows: number): number {
+	return rows >= 30 ? 4 : rows >= 20 ? 3 : 2;
+}
 /** Rows of the human input box: border, hint and the draft lines. */
-export const INPUT_BOX_ROWS = INPUT_LINES + 3;
+export const inputBoxRows = (rows: number) => inputLines(rows) + 3;

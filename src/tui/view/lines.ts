@@ -1,3 +1,4 @@
+import {safeText} from '../../util/terminalText.js';
 import {wrapText} from '../text/wrap.js';
 
 /*
@@ -24,7 +25,8 @@ export type DisplayLine = {readonly text: string; readonly tone?: Tone; readonly
 
 export type Block = {readonly key: string; readonly lines: readonly Line[]};
 
-export const line = (text: string, tone: Tone = 'normal', extra: Partial<Omit<Line, 'text' | 'tone'>> = {}): Line => ({text, tone, ...extra});
+/** A line of pane text; control sequences in it (from models or people) are removed, never drawn. */
+export const line = (text: string, tone: Tone = 'normal', extra: Partial<Omit<Line, 'text' | 'tone'>> = {}): Line => ({text: safeText(text), tone, ...extra});
 
 const wrapped = new WeakMap<Block, {width: number; lines: readonly DisplayLine[]}>();
 

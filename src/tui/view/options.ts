@@ -13,6 +13,10 @@ export type Choices = {
 	readonly assistant: 'model' | 'me';
 	/** Best-of-N candidates per assistant turn ('off' = one reply). */
 	readonly bestOf: 'off' | '2' | '3' | '4' | '8';
+	/** User turns at most (`--max-turns`). */
+	readonly maxTurns: (typeof CHOICE_VALUES.maxTurns)[number];
+	/** One judge call per metric, or one for all six (`--judge-mode`). */
+	readonly judgeMode: 'separate' | 'combined';
 	/** Model names typed per role (overrides of the resolved defaults). */
 	readonly models: Readonly<Partial<Record<ModelRole, string>>>;
 };
@@ -23,6 +27,8 @@ export const CHOICE_VALUES = {
 	mode: ['eval', 'gold'],
 	assistant: ['model', 'me'],
 	bestOf: ['off', '2', '3', '4', '8'],
+	maxTurns: ['3', '4', '5', '6', '8', '10', '15', '20'],
+	judgeMode: ['separate', 'combined'],
 } as const;
 
 export type EnumField = keyof typeof CHOICE_VALUES;
@@ -33,6 +39,8 @@ export const OPTION_ROWS: readonly OptionRow[] = [
 	{kind: 'enum', field: 'lang'},
 	{kind: 'enum', field: 'mode'},
 	{kind: 'enum', field: 'assistant'},
+	{kind: 'enum', field: 'maxTurns'},
+	{kind: 'enum', field: 'judgeMode'},
 	...ModelRole.options.map((role): OptionRow => ({kind: 'model', role})),
 	{kind: 'enum', field: 'bestOf'},
 	{kind: 'start'},
@@ -53,6 +61,8 @@ export function initialChoices(flags: Flags): Choices {
 		mode: pick(flags['mode'], CHOICE_VALUES.mode, 'eval'),
 		assistant: flags['human'] ? 'me' : 'model',
 		bestOf: pick(flags['bestOf'] === undefined ? 'off' : String(flags['bestOf']), CHOICE_VALUES.bestOf, 'off'),
+		maxTurns: pick(flags['maxTurns'] === undefined ? '5' : String(flags['maxTurns']), CHOICE_VALUES.maxTurns, '5'),
+		judgeMode: pick(flags['judgeMode'], CHOICE_VALUES.judgeMode, 'separate'),
 		models,
 	};
 }
@@ -82,6 +92,8 @@ export function choicesToFlags(personaId: string, templateId: string, choices: C
 		human: choices.assistant === 'me',
 		// A person answers one reply at a time: best-of-N applies to a model assistant only.
 		bestOf: choices.bestOf === 'off' || choices.assistant === 'me' ? undefined : Number(choices.bestOf),
+		maxTurns: Number(choices.maxTurns),
+		judgeMode: choices.judgeMode,
 		...modelOverrideFlags(choices),
 	};
 }

@@ -1,24 +1,28 @@
-import type {Session} from '../../domain/session.js';
-import {publicView} from '../../episode/views.js';
+import type {PublicView} from '../../episode/views.js';
 import {type Block, BlockCache, line} from './lines.js';
 
 export type Streaming = {readonly t: number; readonly text: string};
 
 export type PublicPaneInput = {
-	readonly session: Session;
+	/** The chat exactly as the assistant sees it: the only session state this pane can show. */
+	readonly view: PublicView;
 	/** Assistant text arriving token by token (not yet a turn). */
 	readonly streaming: Streaming | null;
 	/** The engine waits for the person playing the assistant. */
 	readonly awaitingHuman: boolean;
+	/** A closing user message exists (written after the end, never shown to the assistant): say so, with the pane that has it. */
+	readonly closingNote?: boolean;
+	/** What to do when the chat is empty. @default 'Press n to step the episode.' */
+	readonly emptyHint?: string;
 };
 
 /**
- * The Public pane: the chat exactly as the assistant sees it (publicView), one block per message,
+ * The Public pane: the chat exactly as the assistant sees it (a PublicView), one block per message,
  * plus the reply that is streaming in. Turn numbers follow the engine's: user t counts from 0, an
  * assistant reply carries the t it answers.
  */
 export function publicBlocks(input: PublicPaneInput, cache: BlockCache): Block[] {
-	const {messages} = publicView(input.session);
+	const {messages} = input.view;
 	const blocks: Block[] = [];
 	let t = -1;
 	messages.forEach((message, index) => {
@@ -38,9 +42,10 @@ export function publicBlocks(input: PublicPaneInput, cache: BlockCache): Block[]
 	}
 	if (input.awaitingHuman) blocks.push(cache.get('awaiting', [], () => [line('Your turn: type the assistant\'s reply in the box below.', 'accent', {bold: true})]));
 	if (messages.length === 0 && !input.streaming) {
-		blocks.push(cache.get('empty', [], () => [line('(no messages yet)', 'dim'), line('This pane shows the chat exactly as the assistant sees it.', 'dim'), line('Press n to step the episode.', 'dim')]));
+		const hint = input.emptyHint ?? 'Press n to step the episode.';
+		blocks.push(cache.get('empty', [hint], () => [line('(no messages yet)', 'dim'), line('This pane shows the chat exactly as the assistant sees it.', 'dim'), line(hint, 'dim')]));
 	}
-	if (input.session.turns.some((turn) => turn.closing)) {
+	if (input.closingNote) {
 		blocks.push(cache.get('closing-note', [], () => [line('The user\'s closing message came after the end and was never shown to the assistant (see Private).', 'dim')]));
 	}
 	return blocks;

@@ -18,23 +18,29 @@ export type RatingKeyResult = {readonly kind: 'state'; readonly state: RatingFor
 
 export const initialRatingForm = (scores: Scores = {}): RatingFormState => ({selected: 0, scores, message: null});
 
+/** Metrics not scored yet, in form order. */
+export const unscored = (scores: Scores): Metric[] => METRICS.filter((metric) => typeof scores[metric] !== 'number');
+
 /**
- * One key press in the rating form: ↑↓ (or k/j, Tab) pick a metric, 1-5 score it and move on, 0 or
- * Backspace clears it, Enter saves (at least one score), Esc leaves without saving.
+ * One key press in the rating form, explicit so that what is typed is what is saved: ↑↓ (or k/j)
+ * move the cursor, stopping at the first and last metric (no wrap); 1-5 scores the metric under the
+ * cursor and leaves the cursor where it is; 0 or Backspace clears it; Enter saves once all six have
+ * a score (and says which are empty otherwise); Esc leaves without saving.
  */
 export function ratingKey(state: RatingFormState, input: string, key: Key): RatingKeyResult {
-	const move = (delta: number): RatingKeyResult => ({kind: 'state', state: {...state, selected: (state.selected + delta + METRICS.length) % METRICS.length, message: null}});
+	const move = (delta: number): RatingKeyResult => ({kind: 'state', state: {...state, selected: Math.min(METRICS.length - 1, Math.max(0, state.selected + delta)), message: null}});
 	const metric = METRICS[state.selected]!;
 	if (key.escape) return {kind: 'cancel'};
 	if (key.return) {
-		if (Object.values(state.scores).some((score) => typeof score === 'number')) return {kind: 'save', scores: state.scores};
-		return {kind: 'state', state: {...state, message: 'Score at least one metric (1-5) before saving, or Esc to leave.'}};
+		const empty = unscored(state.scores);
+		if (empty.length === 0) return {kind: 'save', scores: state.scores};
+		return {kind: 'state', state: {...state, message: `Not saved: score every metric first (${empty.join(', ')} ${empty.length === 1 ? 'is' : 'are'} empty), or Esc to leave.`}};
 	}
-	if (key.upArrow || input === 'k' || (key.tab && key.shift)) return move(-1);
-	if (key.downArrow || input === 'j' || key.tab) return move(1);
+	if (key.upArrow || input === 'k') return move(-1);
+	if (key.downArrow || input === 'j') return move(1);
 	if (/^[1-5]$/.test(input)) {
 		const scores = {...state.scores, [metric]: Number(input)};
-		return {kind: 'state', state: {selected: Math.min(state.selected + 1, METRICS.length - 1), scores, message: null}};
+		return {kind: 'state', state: {...state, scores, message: null}};
 	}
 	if (input === '0' || key.backspace || key.delete) {
 		const {[metric]: _dropped, ...scores} = state.scores;

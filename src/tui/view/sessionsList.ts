@@ -12,20 +12,63 @@ export function resumable(summary: Pick<SessionSummary, 'status'>): boolean {
 	return summary.status === 'running' || summary.status === 'awaiting_assistant';
 }
 
+/** Unfinished or errored: r continues it live (an errored one with its failed step run again, as `run --resume ID --retry`). */
+export function continuable(summary: Pick<SessionSummary, 'status'>): boolean {
+	return resumable(summary) || summary.status === 'error';
+}
+
+/** Marks: H a person played the assistant (H! after seeing hidden state), M offline mock, RJ a re-judged copy. */
+export function marks(s: Pick<SessionSummary, 'assistant' | 'assistantModel' | 'mock' | 'rejudgeOf'>): string {
+	return [s.assistant === 'human' ? (s.assistantModel.includes('saw hidden') ? 'H!' : 'H') : '', s.mock ? 'M' : '', s.rejudgeOf ? 'RJ' : ''].filter(Boolean).join(' ');
+}
+
 const nullsLast = (a: number | null, b: number | null) => (a === null ? (b === null ? 0 : 1) : b === null ? -1 : b - a);
+
+/**
+ * A filter word with a field: `model:gpt-5` (assistant model contains), `judge:…`, `3h>=4`, `tdq<3`
+ * (scores; a session without one never matches), `clean:yes|no`, `status:error`.
+ */
+const FIELD = /^(model|judge|status|clean|3h|tdq)(:|>=|<=|>|<|=)(.+)$/;
+
+function fieldMatches(s: SessionSummary, field: string, op: string, value: string): boolean {
+	switch (field) {
+		case 'model':
+			return s.assistantModel.toLowerCase().includes(value);
+		case 'judge':
+			return s.judgeModel.toLowerCase().includes(value);
+		case 'status':
+			return `${s.status} ${s.errorFlag ?? ''}`.toLowerCase().includes(value);
+		case 'clean':
+			return s.clean !== null && s.clean === (value === 'yes' || value === 'true');
+		default: {
+			const score = field === '3h' ? s.threeH : s.tdq;
+			const bound = Number(value);
+			if (score === null || !Number.isFinite(bound)) return false;
+			if (op === '>=') return score >= bound;
+			if (op === '<=') return score <= bound;
+			if (op === '>') return score > bound;
+			if (op === '<') return score < bound;
+			return Math.abs(score - bound) < 0.005 || (op === ':' && score >= bound);
+		}
+	}
+}
 
 const haystack = (s: SessionSummary) => `${s.id} ${s.personaId} ${s.identity} ${s.region} ${s.templateId} ${s.status} ${s.errorFlag ?? ''} ${s.tier} ${s.language} ${s.mode} ${s.assistant} ${s.createdAt.slice(0, 10)}`.toLowerCase();
 
 /**
  * Sessions matching the typed filter, in the chosen order. Every word of the filter must occur in the
- * row (id, persona, identity, region, template, status, tier, language, mode, date): plain
- * substrings, since a fuzzy match over ids of the same shape matches nearly everything.
+ * row (id, persona, identity, region, template, status, tier, language, mode, model, date): plain
+ * substrings, since a fuzzy match over ids of the same shape matches nearly everything; words with a
+ * field (`model:qwen`, `3h>=4`, `clean:no`) test that field.
  */
 export function visibleSessions(sessions: readonly SessionSummary[], query: string, sort: SessionSort): SessionSummary[] {
 	const terms = query.toLowerCase().split(/\s+/).filter(Boolean);
 	const matched = sessions.filter((s) => {
 		const text = haystack(s);
-		return terms.every((term) => text.includes(term));
+		return terms.every((term) => {
+			const field = FIELD.exec(term);
+			return field ? fieldMatches(s, field[1]!, field[2]!, field[3]!) : text.includes(term);
+		});
 	});
 	const by: Record<SessionSort, (a: SessionSummary, b: SessionSummary) => number> = {
 		newest: (a, b) => b.createdAt.localeCompare(a.createdAt),
@@ -40,27 +83,33 @@ export function visibleSessions(sessions: readonly SessionSummary[], query: stri
 
 const score = (value: number | null) => (value === null ? '  –' : value.toFixed(2));
 
-/** One row of the sessions table, as fixed-width columns. */
-export function sessionRow(s: SessionSummary): string[] {
+/**
+ * One row of the sessions table, as fixed-width columns. With `hideScores` the judge's figures are
+ * blanked: choosing what to rate by its score would anchor the rating.
+ */
+export function sessionRow(s: SessionSummary, options: {hideScores?: boolean} = {}): string[] {
+	const hidden = options.hideScores;
 	return [
 		statusLabel(s),
-		s.personaId,
+		s.id,
+		s.assistantModel,
+		marks(s),
 		s.templateId,
 		s.tier,
-		s.language,
-		score(s.threeH),
-		score(s.tdq),
-		s.clean === null ? '–' : s.clean ? 'yes' : 'no',
+		hidden ? ' ··' : score(s.threeH),
+		hidden ? ' ··' : score(s.tdq),
+		hidden ? '··' : s.clean === null ? '–' : s.clean ? 'yes' : 'no',
 		s.createdAt.slice(0, 16).replace('T', ' '),
 	];
 }
 
 export const SESSION_COLUMNS: ReadonlyArray<{readonly header: string; readonly width: number}> = [
-	{header: 'STATUS', width: 18},
-	{header: 'PERSONA', width: 26},
-	{header: 'TEMPLATE', width: 30},
+	{header: 'STATUS', width: 16},
+	{header: 'ID', width: 50},
+	{header: 'ASSISTANT', width: 18},
+	{header: 'MARK', width: 5},
+	{header: 'TEMPLATE', width: 28},
 	{header: 'TIER', width: 10},
-	{header: 'LANG', width: 7},
 	{header: '3H', width: 5},
 	{header: 'TDQ', width: 5},
 	{header: 'CLEAN', width: 5},
@@ -74,15 +123,22 @@ export type SessionsScreenState = {
 	readonly sort: SessionSort;
 	readonly selected: number;
 	readonly note: string | null;
+	/** Judge scores blanked (h): for choosing what to rate without anchoring on them. */
+	readonly hideScores: boolean;
+	/** Ids marked (m) for a side-by-side comparison, at most two. */
+	readonly marked: readonly string[];
 	/** What the last key asks the screen to do. */
-	readonly command: 'open' | 'resume' | 'back' | 'quit' | null;
+	readonly command: 'open' | 'resume' | 'compare' | 'back' | 'quit' | null;
 };
 
-export const initialSessionsScreen = (): SessionsScreenState => ({query: '', filtering: false, sort: 'newest', selected: 0, note: null, command: null});
+export const initialSessionsScreen = (): SessionsScreenState => ({query: '', filtering: false, sort: 'newest', selected: 0, note: null, hideScores: false, marked: [], command: null});
 
 type KeyLike = {readonly upArrow?: boolean; readonly downArrow?: boolean; readonly pageUp?: boolean; readonly pageDown?: boolean; readonly return?: boolean; readonly escape?: boolean; readonly backspace?: boolean; readonly delete?: boolean; readonly ctrl?: boolean; readonly meta?: boolean};
 
-/** The sessions screen's keys: / filter, s sort, ↑↓ select, Enter open, r resume (unfinished only), Esc back, q quit. */
+/**
+ * The sessions screen's keys: / filter, s sort, ↑↓ select, Enter open, r resume (an errored session:
+ * retry its failed step), h hide scores, m mark (two marked sessions of one seed: d compares), Esc back, q quit.
+ */
 export function sessionsKey(sessions: readonly SessionSummary[], state: SessionsScreenState, input: string, key: KeyLike, page: number): SessionsScreenState {
 	const s: SessionsScreenState = {...state, command: null};
 	const rows = () => visibleSessions(sessions, s.query, s.sort);
@@ -109,7 +165,18 @@ export function sessionsKey(sessions: readonly SessionSummary[], state: Sessions
 	const summary = rows()[Math.min(s.selected, Math.max(0, rows().length - 1))];
 	if (key.return && summary) return {...s, command: 'open'};
 	if (input === 'r' && summary) {
-		return resumable(summary) ? {...s, command: 'resume'} : {...s, note: `${summary.id} is ${summary.status}: only running or awaiting_assistant sessions resume. Enter replays it.`};
+		return continuable(summary) ? {...s, command: 'resume'} : {...s, note: `${summary.id} is completed: nothing to resume. Enter replays it; \`cultureconverse rejudge ${summary.id}\` scores it again.`};
+	}
+	if (input === 'h') return {...s, hideScores: !s.hideScores, note: s.hideScores ? null : 'Judge scores hidden (h shows them): pick what to rate without anchoring on them.'};
+	if ((input === 'm' || input === ' ') && summary) {
+		const marked = s.marked.includes(summary.id) ? s.marked.filter((id) => id !== summary.id) : [...s.marked, summary.id].slice(-2);
+		return {...s, marked, note: marked.length === 2 ? 'Two marked: d shows them side by side.' : marked.length === 1 ? 'Marked one: mark another session of the same seed, then d.' : null};
+	}
+	if (input === 'd') {
+		const pair = s.marked.map((id) => sessions.find((row) => row.id === id)).filter((row): row is SessionSummary => row !== undefined);
+		if (pair.length !== 2) return {...s, note: 'Mark two sessions with m first (the same seed, e.g. two assistant models or judges), then d.'};
+		if (pair[0]!.seedId !== pair[1]!.seedId) return {...s, note: `The marked sessions are of different seeds (${pair[0]!.seedId}, ${pair[1]!.seedId}): a comparison needs the same seed.`};
+		return {...s, command: 'compare'};
 	}
 	return s;
 }

@@ -2,6 +2,7 @@ import type {Session} from '../../domain/session.js';
 import {actionLabel, nextAction} from '../../episode/nextAction.js';
 import {estimateCost} from '../../llm/pricing.js';
 import {summarizeCalls} from '../../llm/usage.js';
+import type {CallInFlight} from '../episode/liveState.js';
 import type {Tone} from './lines.js';
 
 export type Segment = {readonly text: string; readonly tone: Tone};
@@ -17,6 +18,9 @@ export type StatusInput = {
 	readonly auto: boolean;
 	/** Replay position, or null for a live episode. */
 	readonly replay: {readonly step: number; readonly total: number; readonly label: string} | null;
+	/** Model calls in flight (live), oldest first, and the clock their timers read. */
+	readonly calls?: readonly CallInFlight[];
+	readonly nowMs?: number;
 };
 
 export function formatTokens(count: number): string {
@@ -40,10 +44,23 @@ export function phaseText(input: StatusInput): Segment {
 	return {text: `next: ${actionLabel(nextAction(session))}`, tone: 'normal'};
 }
 
-/** User turns used of the cap ("turn 1/5" once the opening message is out). */
-export function turnText(session: Session): string {
-	const used = session.turns.filter((turn) => turn.role === 'user' && !turn.closing).length;
-	return `turn ${used}/${session.config.maxTurns}`;
+/**
+ * Where the dialogue is, in the numbering the panes use (USER · t=0 is the opening message): the
+ * latest user turn t and the last t the cap allows (maxTurns user turns: t=0 … t=maxTurns-1).
+ */
+export function turnText(session: Pick<Session, 'turns' | 'config'>): string {
+	const last = session.turns.filter((turn) => turn.role === 'user' && !turn.closing).at(-1);
+	return `turn ${last ? `t=${last.t}` : '–'} (max t=${session.config.maxTurns - 1})`;
+}
+
+/**
+ * "⏳ simulator 12.4 s · attempt 2/5 · timeout 60 s": the oldest call in flight, with a live timer
+ * (why earlier attempts failed is in the retry segment and the inspector).
+ */
+export function callInFlightText(call: CallInFlight, nowMs: number): string {
+	const elapsed = formatSeconds(Math.max(0, nowMs - call.startedAt));
+	const attempt = `attempt ${call.attempt}${call.maxAttempts ? `/${call.maxAttempts}` : ''}`;
+	return [`⏳ ${call.role} ${call.stage === call.role ? '' : `${call.stage} `}${elapsed}`, attempt, ...(call.timeoutMs ? [`timeout ${formatSeconds(call.timeoutMs)}`] : [])].join(' · ');
 }
 
 export function shardText(session: Session): string {
@@ -56,7 +73,9 @@ export function usageText(session: Session): string {
 	const usage = summarizeCalls(session.calls);
 	const cost = estimateCost(session.calls);
 	const money = usage.billableTokens.total === 0 ? '$0' : cost.unpriced > 0 && cost.usd === 0 ? '$? (unpriced model)' : `~$${cost.usd.toFixed(4)}${cost.unpriced > 0 ? '+' : ''}`;
-	return `${usage.calls} calls · ${formatTokens(usage.tokens.total)} tok · ${money}`;
+	// Tokens counted locally (the server sent no usage) are an estimate, and so is their cost.
+	const estimated = session.calls.some((call) => call.tokensEstimated);
+	return estimated ? `${usage.calls} calls · ~${formatTokens(usage.tokens.total)} tok (est.) · ${money}${money.startsWith('~') || money === '$0' ? '' : ' (est.)'}` : `${usage.calls} calls · ${formatTokens(usage.tokens.total)} tok · ${money}`;
 }
 
 export function modelsText(session: Session): string {
@@ -71,18 +90,29 @@ export function modelsText(session: Session): string {
 export function statusLines(input: StatusInput): [Segment[], Segment[]] {
 	const {session} = input;
 	const latency = input.lastLatencyMs ?? session.calls.at(-1)?.latencyMs ?? null;
+	const inFlight = input.calls?.[0];
+	// The step number of the calls it makes (the inspector's s4 is step 4, shown while it runs).
+	const stepNumber = input.running ? `step ${session.steps.length + 1} ▶` : `step ${session.steps.length}`;
+	// Most telling first: a line cut at a narrow terminal's edge loses the cost, not the call in flight.
 	const first: Segment[] = [
 		phaseText(input),
-		...(input.replay ? [] : [{text: `step ${session.steps.length}`, tone: 'dim' as const}]),
+		...(input.replay ? [] : [{text: stepNumber, tone: 'dim' as const}]),
 		{text: turnText(session), tone: 'normal'},
 		{text: shardText(session), tone: 'private'},
+		inFlight ? {text: callInFlightText(inFlight, input.nowMs ?? Date.now()), tone: 'warn'} : {text: `last call ${latency === null ? '–' : formatSeconds(latency)}`, tone: 'dim'},
+		...(input.retry ? [{text: input.retry, tone: 'warn' as const}] : []),
 		{text: usageText(session), tone: 'dim'},
-		{text: `last call ${latency === null ? '–' : formatSeconds(latency)}`, tone: 'dim'},
 	];
-	if (input.retry) first.push({text: input.retry, tone: 'warn'});
 	const second: Segment[] = [{text: modelsText(session), tone: 'dim'}];
 	if (!input.replay) second.push({text: input.auto ? 'AUTO on (a stops)' : 'auto off', tone: input.auto ? 'warn' : 'dim'});
 	if (input.problem) second.push({text: input.problem, tone: 'error'});
 	else if (session.error) second.push({text: `${session.error.flag}: ${session.error.message}`, tone: 'error'});
 	return [first, second];
+}
+
+/** The roles that ran on the offline mock, and whether that is every role that ran (a human, gold or replayed assistant makes no model call). */
+export function mockRolesOf(session: Session): {roles: string[]; all: boolean} {
+	const ran = (['generator', 'validator', 'simulator', 'assistant', 'judge'] as const).filter((role) => role !== 'assistant' || session.config.assistant === 'llm');
+	const roles = ran.filter((role) => session.config.roles[role].provider === 'mock');
+	return {roles, all: roles.length === 0 || roles.length === ran.length};
 }

@@ -1,0 +1,38 @@
+import type {SessionSummary} from '../domain/sessionSummary.js';
+import {reportable} from '../report/aggregate.js';
+import {setupDifferences, setupGroups} from '../report/setups.js';
+import {UserError} from '../util/errors.js';
+import {selectSessions} from './sessions.js';
+import type {Flags, IO} from './types.js';
+
+/** The saved sessions a report is about: the filters, then the batch (with its re-judged copies). Never empty. */
+export function chooseSessions(flags: Flags, io: IO): SessionSummary[] {
+	const {store, chosen, total} = selectSessions(flags, io);
+	if (chosen.length === 0) throw new UserError(total === 0 ? `No sessions in ${store.dir}. Run some with \`cultureconverse batch\` or \`run\`.` : 'No saved session matches the filters.');
+	return chosen;
+}
+
+export const bootstrapSeed = (flags: Flags) => (typeof flags['seed'] === 'string' ? flags['seed'] : undefined);
+
+/**
+ * The sessions a sub-report counts (as for the main table), with its notes on stderr. Sessions of
+ * different setups are refused unless --pool-setups: these sub-reports have no setup column.
+ */
+export function counted(flags: Flags, io: IO, options: {what: string}): SessionSummary[] {
+	const {sessions, notes} = reportable(chooseSessions(flags, io), {includeMock: Boolean(flags['includeMock'])});
+	for (const note of notes) io.stderr.write(`Note: ${note}\n`);
+	refuseMixedSetups(sessions, flags, io, {what: options.what, compared: {assistant: true}});
+	return sessions;
+}
+
+/** A UserError naming how the setups differ, unless --pool-setups (then a note). */
+export function refuseMixedSetups(sessions: readonly SessionSummary[], flags: Flags, io: IO, options: {what: string; compared: {assistant?: boolean; judge?: boolean}}): void {
+	const groups = setupGroups(sessions, options.compared);
+	if (groups.length < 2) return;
+	const differences = setupDifferences(groups).map((d) => `${d.field} (${d.values.join(' / ')})`).join(', ');
+	if (flags['poolSetups']) {
+		io.stderr.write(`Note: pooling ${groups.length} setups that differ in ${differences}, as asked (--pool-setups).\n`);
+		return;
+	}
+	throw new UserError(`${options.what} would pool ${groups.length} setups that differ in ${differences}. Choose one with --batch or the filters, see them side by side with \`cultureconverse report --by setup\`, or pool them anyway with --pool-setups.`);
+}

@@ -1,0 +1,46 @@
+import path from 'node:path';
+import {sessionsDir} from '../app/runtime.js';
+import {esc} from '../html/escape.js';
+import {TABLE_SCRIPT, page} from '../html/page.js';
+import {BatchStore} from '../store/batchStore.js';
+import {SessionStore} from '../store/sessionStore.js';
+import {writeFileAtomic} from '../util/atomicWrite.js';
+import {ExitCode, UserError} from '../util/errors.js';
+import {fixed} from '../present/numbers.js';
+import {writeViewerPages} from './reportHtml.js';
+import {selectSessions} from './sessions.js';
+import {type Command, write, writeJson} from './types.js';
+
+export const viewCommand: Command = {
+	name: 'view',
+	summary: 'Session viewer as static HTML: the three partitions side by side, a step slider, judge rationales, every model call',
+	usage: 'view <session-id|path|batch-name> --html DIR [--sessions-dir DIR] [--json]',
+	flags: {
+		html: {type: 'string', description: 'Folder to write the pages to (one <session id>.html per session; a batch also gets index.html)'},
+		sessionsDir: {type: 'string', description: 'Folder of session files (default ./sessions)'},
+		json: {type: 'boolean', description: 'Print what was written as JSON'},
+	},
+	async run({args, flags, io}) {
+		const target = args[0];
+		if (!target) throw new UserError('Give a session id, a session file or a batch name: `cultureconverse view <id|batch> --html DIR`.');
+		if (typeof flags['html'] !== 'string') throw new UserError('view writes static pages: give --html DIR (the folder to write them to).');
+		const dir = path.resolve(io.cwd, flags['html']);
+		const batches = new BatchStore(sessionsDir(flags, io));
+		let files: string[];
+		let index: string | null = null;
+		if (!target.includes('/') && !target.endsWith('.json') && batches.exists(target)) {
+			const {chosen} = selectSessions({...flags, batch: target}, io);
+			if (chosen.length === 0) throw new UserError(`Batch ${target} has no saved session yet.`);
+			files = chosen.map((s) => s.path);
+			const rows = chosen.map((s) => `<tr><td><a href="${esc(encodeURIComponent(s.id))}.html">${esc(s.id)}</a></td><td>${esc(s.personaId)}</td><td>${esc(s.templateId)}</td><td>${esc(s.tier)}</td><td>${esc(s.language)}</td><td class="num" data-sort="${s.threeH ?? -1}">${esc(fixed(s.threeH))}</td><td class="num" data-sort="${s.tdq ?? -1}">${esc(fixed(s.tdq))}</td><td>${s.clean === null ? '–' : s.clean ? 'yes' : 'no'}</td><td>${esc(s.errorFlag ?? s.termination ?? s.status)}</td></tr>`).join('');
+			index = page({title: `Batch ${target}`, body: `<h1>Batch ${esc(target)}</h1><p><input type="search" placeholder="Filter" data-filter="sessions"> <span class="muted"><span data-count="sessions">${chosen.length}</span> of ${chosen.length}</span></p><table id="sessions" class="sortable"><thead><tr><th>id</th><th>persona</th><th>template</th><th>tier</th><th>language</th><th class="num">3H</th><th class="num">TDQ</th><th>clean</th><th>termination</th></tr></thead><tbody>${rows}</tbody></table>`, script: TABLE_SCRIPT});
+		} else {
+			files = [new SessionStore(sessionsDir(flags, io)).resolve(target)];
+		}
+		const pages = writeViewerPages(files, dir, index ? {back: 'index.html'} : {});
+		if (index) writeFileAtomic(path.join(dir, 'index.html'), index);
+		if (flags['json']) writeJson(io, {dir, pages, index: index ? path.join(dir, 'index.html') : null});
+		else write(io, `Wrote ${pages} session page(s)${index ? ' and index.html' : ''} to ${dir}`);
+		return ExitCode.ok;
+	},
+};

@@ -1,0 +1,268 @@
+import {METRICS, type Metric} from '../domain/session.js';
+import {krippendorffInterval, pearson, type Rating, spearman, weightedKappaOf} from './agreement.js';
+import {type BootstrapOptions, type Estimate, type Observation, clusterMean} from './bootstrap.js';
+
+/*
+ * The judge against people (the paper's Table 3 and Tables 11-13). Ratings are keyed by dialogue, not
+ * by session file: a re-judged copy shares its original's dialogue, so every judge that scored a
+ * dialogue meets the same people. A unit is one (dialogue, metric) cell; the human consensus is the
+ * mean of its ratings. Intervals resample dialogues (each brings its six metrics), in canonical order.
+ */
+
+/** One judge's scores of one dialogue. */
+export type JudgedDialogue = {
+	/** The dialogue: the original session's id (a re-judged copy's rejudgeOf). */
+	readonly dialogue: string;
+	/** The judge as reports label it: model, mode, repeat. */
+	readonly judge: string;
+	readonly scores: Readonly<Partial<Record<Metric, number | null>>>;
+	readonly region: string;
+	readonly language: string;
+};
+
+/** A judge (or an ensemble's mean) against the human mean over some units. */
+export type JudgeFigures = {
+	/** Units (dialogue x metric) compared. */
+	readonly n: number;
+	readonly dialogues: number;
+	/** |judge − human mean| ≤ 1. */
+	readonly withinOne: Estimate | null;
+	/** Mean |judge − human mean|. */
+	readonly mae: Estimate | null;
+	/** Mean of judge − human mean: negative = the judge is stricter than the people. */
+	readonly bias: number | null;
+	/** The judge's score equals the human mean to the nearest point; a mean exactly halfway (2.5) counts half. */
+	readonly exact: Estimate | null;
+};
+
+/** Agreement among the people themselves: every pair of ratings of one unit (the paper's human-human baseline). */
+export type HumanBaseline = {
+	/** Rater pairs over all units (a unit rated by three people gives three pairs). */
+	readonly pairs: number;
+	readonly units: number;
+	readonly withinOne: number | null;
+	readonly mae: number | null;
+};
+
+export type MetricAgreement = JudgeFigures & {
+	readonly metric: Metric;
+	readonly pearson: number | null;
+	readonly spearman: number | null;
+	/** Quadratic-weighted Cohen's kappa, judge vs human mean on the 1-5 scale; a mean halfway between two points counts half in each. */
+	readonly kappa: number | null;
+	/** Krippendorff's alpha, interval level of measurement, among the human raters alone (units with two or more ratings). */
+	readonly humanAlpha: number | null;
+	/** The same with the judge counted as one more rater. */
+	readonly withJudgeAlpha: number | null;
+	readonly humans: HumanBaseline;
+};
+
+export type SliceAgreement = {readonly value: string; readonly judge: JudgeFigures; readonly humans: HumanBaseline};
+
+export type PanelRow = JudgeFigures & {readonly judge: string};
+
+export type EnsembleRow = {
+	readonly judges: readonly string[];
+	readonly k: number;
+	readonly n: number;
+	readonly dialogues: number;
+	readonly withinOne: number | null;
+	readonly mae: number | null;
+	readonly bias: number | null;
+};
+
+export type JudgeHumanReport = {
+	/** The judges compared with the people in the overall, metric, region and language tables. */
+	readonly judges: readonly string[];
+	readonly overall: {readonly judge: JudgeFigures; readonly humans: HumanBaseline};
+	readonly metrics: readonly MetricAgreement[];
+	readonly regions: readonly SliceAgreement[];
+	readonly languages: readonly SliceAgreement[];
+	/** Each judge against the people, ranked by MAE (Table 11's single judges). */
+	readonly panel: readonly PanelRow[];
+	/** Every k-judge mean, k = 2..5, ranked by MAE (Table 11's ensembles); on units every member scored. */
+	readonly ensembles: readonly EnsembleRow[];
+	/** The units of the overall table: judge score and human mean per (dialogue, metric), for a scatter. */
+	readonly units: ReadonlyArray<{readonly dialogue: string; readonly metric: Metric; readonly judge: number; readonly human: number}>;
+};
+
+type Unit = {readonly dialogue: string; readonly metric: Metric; readonly judge: number; readonly humans: readonly number[]; readonly region: string; readonly language: string};
+
+const mean = (values: readonly number[]) => (values.length > 0 ? values.reduce((sum, value) => sum + value, 0) / values.length : null);
+const TIE = 1e-9;
+
+/** 1 when the judge is nearest the human mean, 0.5 when the mean lies exactly halfway, else 0. */
+function exactness(judge: number, human: number): number {
+	const gap = Math.abs(judge - human);
+	return gap < 0.5 - TIE ? 1 : gap <= 0.5 + TIE ? 0.5 : 0;
+}
+
+function figures(units: readonly Unit[], options: BootstrapOptions, seed: string): JudgeFigures {
+	const observe = (value: (unit: Unit, human: number) => number): Observation[] => units.map((unit) => ({cluster: unit.dialogue, key: unit.metric, value: value(unit, mean(unit.humans)!)}));
+	const estimate = (what: string, value: (unit: Unit, human: number) => number) => clusterMean(observe(value), {...options, seed: `${seed}:${what}`});
+	return {
+		n: units.length,
+		dialogues: new Set(units.map((unit) => unit.dialogue)).size,
+		withinOne: estimate('within', (unit, human) => (Math.abs(unit.judge - human) <= 1 + TIE ? 1 : 0)),
+		mae: estimate('mae', (unit, human) => Math.abs(unit.judge - human)),
+		bias: mean(units.map((unit) => unit.judge - mean(unit.humans)!)),
+		exact: estimate('exact', (unit, human) => exactness(unit.judge, human)),
+	};
+}
+
+function baseline(units: ReadonlyArray<{readonly humans: readonly number[]}>): HumanBaseline {
+	let pairs = 0;
+	let within = 0;
+	let absolute = 0;
+	let rated = 0;
+	for (const unit of units) {
+		if (unit.humans.length < 2) continue;
+		rated++;
+		for (let i = 0; i < unit.humans.length; i++) {
+			for (let j = i + 1; j < unit.humans.length; j++) {
+				const gap = Math.abs(unit.humans[i]! - unit.humans[j]!);
+				pairs++;
+				absolute += gap;
+				if (gap <= 1) within++;
+			}
+		}
+	}
+	return {pairs, units: rated, withinOne: pairs > 0 ? within / pairs : null, mae: pairs > 0 ? absolute / pairs : null};
+}
+
+/** Human ratings grouped by (dialogue, metric); `dialogueOf` maps a rated session id to its dialogue. */
+function humanUnits(ratings: readonly Rating[], dialogueOf: (session: string) => string): Map<string, number[]> {
+	const byUnit = new Map<string, number[]>();
+	for (const rating of ratings) {
+		const key = `${dialogueOf(rating.session)}|${rating.metric}`;
+		const list = byUnit.get(key);
+		if (list) list.push(rating.score);
+		else byUnit.set(key, [rating.score]);
+	}
+	return byUnit;
+}
+
+function unitsOf(judged: readonly JudgedDialogue[], humans: ReadonlyMap<string, readonly number[]>): Unit[] {
+	const units: Unit[] = [];
+	for (const entry of judged) {
+		for (const metric of METRICS) {
+			const score = entry.scores[metric];
+			const people = humans.get(`${entry.dialogue}|${metric}`);
+			if (typeof score === 'number' && people && people.length > 0) units.push({dialogue: entry.dialogue, metric, judge: score, humans: people, region: entry.region, language: entry.language});
+		}
+	}
+	return units;
+}
+
+function metricRow(metric: Metric, units: readonly Unit[], options: BootstrapOptions, seed: string): MetricAgreement {
+	const mine = units.filter((unit) => unit.metric === metric);
+	const judged = mine.map((unit) => unit.judge);
+	const human = mine.map((unit) => mean(unit.humans)!);
+	// A human mean halfway between two points sits half in each cell, so no rounding rule takes sides.
+	const cells = mine.flatMap((unit, i) => {
+		const h = human[i]!;
+		const low = Math.floor(h + TIE);
+		return Math.abs(h - low - 0.5) <= TIE ? [{a: unit.judge, b: low, weight: 0.5}, {a: unit.judge, b: low + 1, weight: 0.5}] : [{a: unit.judge, b: Math.min(5, Math.max(1, Math.round(h))), weight: 1}];
+	});
+	return {
+		metric,
+		...figures(mine, options, `${seed}:${metric}`),
+		pearson: pearson(judged, human),
+		spearman: spearman(judged, human),
+		kappa: weightedKappaOf(cells),
+		humanAlpha: krippendorffInterval(mine.map((unit) => [...unit.humans])),
+		withJudgeAlpha: krippendorffInterval(mine.map((unit) => [...unit.humans, unit.judge])),
+		humans: baseline(mine),
+	};
+}
+
+function slices(units: readonly Unit[], pick: (unit: Unit) => string, options: BootstrapOptions, seed: string): SliceAgreement[] {
+	const values = [...new Set(units.map(pick))].sort();
+	return values.map((value) => {
+		const mine = units.filter((unit) => pick(unit) === value);
+		return {value, judge: figures(mine, options, `${seed}:${value}`), humans: baseline(mine)};
+	});
+}
+
+/** Ensembles get no intervals: there can be a thousand of them, and they are ranked, not estimated. */
+const MAX_ENSEMBLE_JUDGES = 12;
+
+function* subsets<T>(items: readonly T[], k: number, start = 0, prefix: T[] = []): Generator<T[]> {
+	if (prefix.length === k) {
+		yield [...prefix];
+		return;
+	}
+	for (let i = start; i <= items.length - (k - prefix.length); i++) {
+		prefix.push(items[i]!);
+		yield* subsets(items, k, i + 1, prefix);
+		prefix.pop();
+	}
+}
+
+function ensembles(judged: readonly JudgedDialogue[], humans: ReadonlyMap<string, readonly number[]>, judges: readonly string[]): EnsembleRow[] {
+	if (judges.length < 2 || judges.length > MAX_ENSEMBLE_JUDGES) return [];
+	const scores = new Map<string, Map<string, number>>();
+	for (const entry of judged) {
+		for (const metric of METRICS) {
+			const score = entry.scores[metric];
+			if (typeof score !== 'number' || !humans.has(`${entry.dialogue}|${metric}`)) continue;
+			const key = `${entry.dialogue}|${metric}`;
+			const byJudge = scores.get(key) ?? new Map<string, number>();
+			byJudge.set(entry.judge, score);
+			scores.set(key, byJudge);
+		}
+	}
+	const rows: EnsembleRow[] = [];
+	for (let k = 2; k <= Math.min(5, judges.length); k++) {
+		for (const members of subsets(judges, k)) {
+			let n = 0;
+			let within = 0;
+			let absolute = 0;
+			let signed = 0;
+			const dialogues = new Set<string>();
+			for (const [key, byJudge] of scores) {
+				if (!members.every((judge) => byJudge.has(judge))) continue;
+				const judgeMean = members.reduce((sum, judge) => sum + byJudge.get(judge)!, 0) / k;
+				const human = mean(humans.get(key)!)!;
+				const gap = judgeMean - human;
+				n++;
+				signed += gap;
+				absolute += Math.abs(gap);
+				if (Math.abs(gap) <= 1 + TIE) within++;
+				dialogues.add(key.slice(0, key.lastIndexOf('|')));
+			}
+			rows.push({judges: members, k, n, dialogues: dialogues.size, withinOne: n > 0 ? within / n : null, mae: n > 0 ? absolute / n : null, bias: n > 0 ? signed / n : null});
+		}
+	}
+	return rows.filter((row) => row.n > 0).sort((a, b) => a.mae! - b.mae! || b.withinOne! - a.withinOne! || a.judges.join().localeCompare(b.judges.join()));
+}
+
+const byMae = (a: PanelRow, b: PanelRow) => (a.mae?.mean ?? Infinity) - (b.mae?.mean ?? Infinity) || a.judge.localeCompare(b.judge);
+
+/**
+ * Judges against people. `primary` are the judgements the overall, per-metric, per-region and
+ * per-language tables use (one judge per dialogue, normally the originals); `panel` are every judge's
+ * judgements of the rated dialogues (originals and re-judged copies) for the panel and the ensembles.
+ */
+export function judgeHumanReport(input: {readonly primary: readonly JudgedDialogue[]; readonly panel?: readonly JudgedDialogue[]; readonly ratings: readonly Rating[]; readonly dialogueOf: (session: string) => string}, options: BootstrapOptions = {}): JudgeHumanReport {
+	const seed = options.seed ?? 'agreement';
+	const humans = humanUnits(input.ratings, input.dialogueOf);
+	const units = unitsOf(input.primary, humans);
+	const panelJudged = input.panel ?? [];
+	const judges = [...new Set(panelJudged.map((entry) => entry.judge))].sort();
+	const panel = judges
+		.map((judge): PanelRow => ({judge, ...figures(unitsOf(panelJudged.filter((entry) => entry.judge === judge), humans), options, `${seed}:panel:${judge}`)}))
+		.filter((row) => row.n > 0)
+		.sort(byMae);
+	const rated = units.map((unit) => unit.dialogue);
+	return {
+		judges: [...new Set(input.primary.filter((entry) => rated.includes(entry.dialogue)).map((entry) => entry.judge))].sort(),
+		overall: {judge: figures(units, options, `${seed}:overall`), humans: baseline(units)},
+		metrics: METRICS.map((metric) => metricRow(metric, units, options, seed)),
+		regions: slices(units, (unit) => unit.region, options, `${seed}:region`),
+		languages: slices(units, (unit) => unit.language, options, `${seed}:language`),
+		panel,
+		ensembles: ensembles(panelJudged, humans, panel.map((row) => row.judge).sort()),
+		units: units.map((unit) => ({dialogue: unit.dialogue, metric: unit.metric, judge: unit.judge, human: mean(unit.humans)!})),
+	};
+}
