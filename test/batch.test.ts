@@ -108,7 +108,8 @@ describe('batch: running over HTTP', () => {
 
 	it('keeps errors out of the scores, exits 3, and retries them on the next run unless told not to', async () => {
 		const script = scriptedModel();
-		h.fake.setHandler((request) => (request.stage === 'blueprint' && /Ainu/.test(promptText(request)) ? {status: 500} : script(request)));
+		// Matched on the seed id: the word 'Ainu' can also reach another JP seed's prompt through its KB evidence.
+		h.fake.setHandler((request) => (request.stage === 'blueprint' && /jp-ainu-a35-f:/.test(promptText(request)) ? {status: 500} : script(request)));
 		const seeds = path.join(h.cwd, 'err-seeds.txt');
 		writeFileSync(seeds, 'jp-ainu-a35-f:culinary.dietary-rules.01\njp-ryukyuan-a35-f:culinary.dietary-rules.01\n');
 		const first = await batch(['--name', 'err', '--seed-file', seeds, '--json']);

@@ -68,7 +68,8 @@ describe('command-line conventions', () => {
 			}
 		}, 30_000);
 		child.kill('SIGTERM');
-		const code = await new Promise<number | null>((resolve) => child.on('exit', (exitCode) => resolve(exitCode)));
+		// 'close', not 'exit': 'exit' can fire before the last stderr chunk (the "Interrupted" line) is read.
+		const code = await new Promise<number | null>((resolve) => child.on('close', (exitCode) => resolve(exitCode)));
 		assert.equal(code, 143, stderr);
 		assert.match(stderr, /Interrupted\. Continue with: cultureconverse batch --name term/);
 		const manifest = JSON.parse(readFileSync(path.join(dir, 'sessions', 'batches', 'term.json'), 'utf8')) as {items: Array<{status: string}>};

@@ -33,9 +33,17 @@ describe('cli: kb', () => {
 		assert.equal(Object.keys(stats.taboo.byCategory).length, 7);
 		assert.equal(stats.embedder.id, 'hash:v1:384');
 		assert.ok(stats.index.length === 20);
+		// Sizes next to the paper's KB (180,992 Wikipedia passages; 962 taboo entries, 103 from NormAd; 420 templates).
+		const paper = (stats as unknown as {paper: {paper: {wikipediaPassages: number; taboo: number}; ours: {culturalPassages: number; taboo: number; templates: number}; share: {cultural: number}}}).paper;
+		assert.deepEqual([paper.paper.wikipediaPassages, paper.paper.taboo], [180_992, 962]);
+		assert.deepEqual([paper.ours.culturalPassages, paper.ours.taboo, paper.ours.templates], [192, stats.taboo.total, 420]);
+		assert.equal(paper.share.cultural, Math.round((192 / 180_992) * 1000) / 1000);
 		const text = await runCli(['kb', 'stats'], {env});
 		assert.match(text.stdout, /^REGION\s+CULTURAL\s+DOMAINS\s+TABOO/m);
 		assert.match(text.stdout, /embedder: hash:v1:384/);
+		assert.match(text.stdout, /^paper: +180,992 Wikipedia passages; 962 taboo entries \(103 from NormAd\); 420 templates/m);
+		assert.match(text.stdout, /^this KB: +192 cultural passages \(0\.1% of the paper's; 0 imported from Wikipedia\)/m);
+		assert.match(text.stdout, /kb import FILE --format wikipedia/);
 	});
 
 	it('kb build builds with a progress line per region on stderr, then finds everything up to date', async () => {
@@ -91,6 +99,12 @@ describe('cli: kb', () => {
 		const unknown = await runCli(['kb', 'evidence', 'my-malay-muslim-a18-f:culinary.dietary-rules.99'], {env});
 		assert.equal(unknown.code, 2);
 		assert.match(unknown.stderr, /Unknown template/);
+		// The ranking before issue 13 stays reachable for comparison; its query names the persona.
+		const legacy = parseJson<Evidence>((await runCli(['kb', 'evidence', pick('standard'), '--ranking', 'identity-boost', '--json'], {env})).stdout);
+		assert.notEqual(legacy.queries.cultural, standard.queries.cultural);
+		const badRanking = await runCli(['kb', 'evidence', pick('standard'), '--ranking', 'topic'], {env});
+		assert.equal(badRanking.code, 2);
+		assert.match(badRanking.stderr, /ranking 'topic'.*topic-first/s);
 	});
 
 	it('kb import reports per-region counts and each bad row with file:line, and --json gives the summary', async () => {

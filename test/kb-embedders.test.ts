@@ -7,10 +7,11 @@ import {HashEmbedder} from '../src/kb/hashEmbedder.js';
 import {KnowledgeBase} from '../src/kb/knowledgeBase.js';
 import {cosine} from '../src/kb/rerank.js';
 import {lexicalTokens, segment} from '../src/kb/text.js';
-import {prefixFor, profileForFolder, profileForModelId, profileTag} from '../src/kb/embeddingProfile.js';
+import {QWEN3_QUERY_INSTRUCTION, prefixFor, profileForFolder, profileForModelId, profileTag} from '../src/kb/embeddingProfile.js';
 import {tempDir} from './helpers/tmp.js';
 
 const TINY_MODEL = path.resolve(import.meta.dirname, 'fixtures/tiny-model');
+const TINY_QWEN3 = path.resolve(import.meta.dirname, 'fixtures/tiny-qwen3');
 const hash = new HashEmbedder();
 const vec = (text: string) => hash.embedOne(text);
 
@@ -154,6 +155,50 @@ describe('kb: sentence-transformers pooling and prompts of a local model', () =>
 		const handle = await createEmbedder(`local:${folder}`, {log: (m) => messages.push(m)});
 		assert.equal(handle.embedder.id, 'hash:v1:384');
 		assert.match(messages.join(''), /1_Pooling[/\\]config\.json: not a usable sentence-transformers file.*falling back to the offline 'hash' embedder/);
+	});
+});
+
+describe('kb: a local Qwen3-Embedding folder (tiny fixture that declares itself qwen3, no hub)', () => {
+	it('is recognised by its config, not its folder name, and queried with our task instruction', () => {
+		const folder = path.join(tempDir('cc-kb-q3-'), 'downloaded-model');
+		cpSync(TINY_QWEN3, folder, {recursive: true});
+		const profile = profileForFolder(folder);
+		assert.equal(profile.pooling, 'last_token');
+		assert.equal(profile.padLeft, true);
+		// The model card's format: "Instruct: {task}\nQuery:" with the query text following directly.
+		assert.equal(prefixFor(profile, 'query'), `Instruct: ${QWEN3_QUERY_INSTRUCTION}\nQuery:`);
+		assert.equal(prefixFor(profile, 'passage'), '');
+		assert.deepEqual(profile, profileForModelId('onnx-community/Qwen3-Embedding-0.6B-ONNX'), 'local: and hf: copies share one profile');
+		// A pooling file that contradicts the family is refused by name rather than half-obeyed.
+		writeFileSync(path.join(folder, '1_Pooling', 'config.json'), JSON.stringify({pooling_mode_mean_tokens: true}));
+		assert.throws(() => profileForFolder(folder), /1_Pooling[/\\]config\.json: a Qwen3 embedding model pools the last token/);
+	});
+
+	it('loads through local:, pools the last token with left padding and records the profile in its id', async () => {
+		const messages: string[] = [];
+		const {embedder, fallback} = await createEmbedder(`local:${TINY_QWEN3}`, {log: (m) => messages.push(m)});
+		assert.equal(fallback, undefined, messages.join(''));
+		assert.equal(embedder.id, `local:tiny-qwen3@${embedder.id.split('@')[1]!.split(':')[0]}:${profileTag(profileForFolder(TINY_QWEN3))}:32`);
+		assert.match(embedder.id, /:last_token\+[0-9a-f]{6}:32$/);
+		const [phrase, last, other] = await embedder.embed(['a red truck', 'truck', 'the cat sleeps'], {role: 'passage'});
+		// With no attention a token's state is its own, so last-token pooling makes "a red truck" embed as
+		// "truck" only if the batch is padded on the left (on the right, its last position would be padding).
+		assert.ok(cosine(phrase!, last!) > 0.9999);
+		assert.ok(cosine(phrase!, other!) < 0.9);
+		const [query] = await embedder.embed(['a red truck'], {role: 'query'});
+		assert.ok(cosine(query!, last!) > 0.9999, 'the instruction goes before the text, so the last token is still the text\'s');
+	});
+
+	it('builds and searches a KB index with it', async () => {
+		const home = tempDir('cc-kb-q3kb-');
+		const kbDir = path.join(home, 'shipped');
+		mkdirSync(path.join(kbDir, 'cultural'), {recursive: true});
+		const entry = (id: string, text: string) => JSON.stringify({id, regions: ['JP'], tags: [], domain: 'lifestyle', title: id, text, source: 'curated'});
+		writeFileSync(path.join(kbDir, 'cultural', 'JP.jsonl'), [entry('t-cat', 'the red mat where the kitten sleeps'), entry('t-car', 'a blue car on the road and a truck')].join('\n'));
+		const kb = await KnowledgeBase.open({kbDir, workspace: home, embedder: `local:${TINY_QWEN3}`});
+		const hits = await kb.search('which one is a truck', {kind: 'cultural', topK: 2, filter: {region: 'JP'}, mode: 'dense'});
+		assert.equal(hits[0]!.id, 't-car');
+		assert.match(kb.indexDir, /index[/\\]local_tiny-qwen3@[0-9a-f]{8}_last_token_[0-9a-f]{6}_32$/);
 	});
 });
 

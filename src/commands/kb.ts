@@ -6,8 +6,9 @@ import {DOMAIN_IDS, type DomainId, REGION_CODES, type RegionCode, Tag} from '../
 import {IMPORT_FORMATS, type ImportFormat, type ImportSummary, importKb} from '../kb/importers/index.js';
 import {type KbFilter, KnowledgeBase, type SearchMode, resolveKbLocation} from '../kb/knowledgeBase.js';
 import {progressReporter} from '../kb/progress.js';
-import {retrieveEvidence} from '../kb/retrieve.js';
+import {RETRIEVAL_RANKINGS, type RetrievalRanking, retrieveEvidence} from '../kb/retrieve.js';
 import {KB_KINDS, type KbKind} from '../kb/sources.js';
+import {type PaperComparison, comparePaper} from '../kb/stats.js';
 import {ExitCode, UserError} from '../util/errors.js';
 import {unknownMessage} from '../util/suggest.js';
 import {renderTable, truncate} from '../util/table.js';
@@ -29,7 +30,7 @@ export const kbCommand: Command = {
 		'kb build [--kind K] [--region R] [--force] [--embedder E] [--json]',
 		'kb search "query" [--region R] [--kind cultural|taboo] [--category C] [--domain D] [--tag T] [--persona ID] [--k N] [--mode dense|hybrid] [--json]',
 		'kb stats [--json]',
-		'kb evidence <seed-id> [--tier T] [--k N] [--json]',
+		'kb evidence <seed-id> [--tier T] [--k N] [--ranking topic-first|identity-boost] [--json]',
 	].join('\n    $ cultureconverse '),
 	flags: {
 		kind: {type: 'string', description: 'cultural or taboo'},
@@ -46,6 +47,7 @@ export const kbCommand: Command = {
 		embedder: {type: 'string', description: 'hash, hf:<model-id> or local:<folder> (default: env CULTURECONVERSE_EMBEDDER, else hf:Xenova/multilingual-e5-small)'},
 		force: {type: 'boolean', description: 'build: rebuild indexes that are up to date'},
 		tier: {type: 'string', description: 'evidence: override the seed\'s tier (standard, contextual, normative), as `run --tier` does'},
+		ranking: {type: 'string', description: 'evidence: topic-first (default) or identity-boost (the ranking before issue 13, for comparison)'},
 		dryRun: {type: 'boolean', description: 'import: report what would be imported, write nothing'},
 		json: {type: 'boolean', description: 'Print JSON'},
 	},
@@ -198,12 +200,13 @@ function hitsTable(hits: readonly EvidenceHit[]): string {
 }
 
 async function runStats(context: CommandContext): Promise<number> {
-	const {flags, io} = context;
+	const {flags, io, universe} = context;
 	const kb = await openKb(context);
 	const stats = kb.stats();
 	const index = kb.indexStatus();
+	const paper = comparePaper(stats, universe().templates.length);
 	if (flags['json']) {
-		writeJson(io, {...stats, index});
+		writeJson(io, {...stats, index, paper});
 		return ExitCode.ok;
 	}
 	const statusOf = (kind: KbKind, region: RegionCode) => index.find((row) => row.kind === kind && row.region === region)!.status;
@@ -219,6 +222,8 @@ async function runStats(context: CommandContext): Promise<number> {
 		`cultural: ${stats.cultural.total} passages; by domain: ${DOMAIN_IDS.map((domain) => `${domain} ${stats.cultural.byDomain[domain]}`).join(', ')}`,
 		`taboo:    ${stats.taboo.total} entries (${stats.taboo.identitySpecific} identity-specific); by category: ${DOMAIN_IDS.map((domain) => `${domain} ${stats.taboo.byCategory[domain]}`).join(', ')}`,
 		`          by severity: ${Object.entries(stats.taboo.bySeverity).map(([severity, n]) => `${severity} ${n}`).join(', ')}`,
+		`named sources: ${stats.cultural.namedSource} of ${stats.cultural.total} passages and ${stats.taboo.namedSource} of ${stats.taboo.total} taboo entries name a public source (the rest say 'curated')`,
+		...paperLines(paper),
 		`embedder: ${stats.embedder.id}${stats.embedder.fallback ? ` (fallback: '${stats.embedder.requested}' could not be loaded)` : ''}`,
 		`sources:  ${stats.sources.files} files under ${stats.sources.shipped} and ${stats.sources.user}`,
 		`indexes:  ${stats.indexDir}`,
@@ -226,14 +231,28 @@ async function runStats(context: CommandContext): Promise<number> {
 	return ExitCode.ok;
 }
 
+/** The shipped (plus imported) sizes next to the paper's, and how to reach the paper's scale. */
+export function paperLines(comparison: PaperComparison): string[] {
+	const {paper, ours, share} = comparison;
+	const percent = (x: number) => `${(x * 100).toFixed(x < 0.1 ? 1 : 0)}%`;
+	const n = (x: number) => x.toLocaleString('en-US');
+	return [
+		`paper:    ${n(paper.wikipediaPassages)} Wikipedia passages; ${n(paper.taboo)} taboo entries (${paper.tabooFromNormad} from NormAd); ${paper.templates} templates (CultureConverse, section 3.5)`,
+		`this KB:  ${n(ours.culturalPassages)} cultural passages (${percent(share.cultural)} of the paper's; ${n(ours.wikipediaPassages)} imported from Wikipedia); ${n(ours.taboo)} taboo entries (${percent(share.taboo)}; ${ours.tabooFromNormad} from NormAd); ${ours.templates} templates`,
+		`          to reach the paper's scale: cultureconverse kb import FILE --format wikipedia (JSONL of {title, text, url, categories}); NormAd-Eti: --format normad`,
+	];
+}
+
 async function runEvidence(context: CommandContext): Promise<number> {
 	const {args, flags, io, universe} = context;
 	const id = args[1];
 	if (!id) throw new UserError('Usage: cultureconverse kb evidence <persona-id>:<template-id> [--json] (list seeds with `cultureconverse seeds`)');
 	const seed = seedFromFlags({universe: universe()}, {...flags, seed: id});
+	const ranking = stringFlag(flags, 'ranking');
+	if (ranking !== undefined && !RETRIEVAL_RANKINGS.includes(ranking as RetrievalRanking)) throw new UserError(unknownMessage('ranking', ranking, RETRIEVAL_RANKINGS, `Use ${RETRIEVAL_RANKINGS.join(' or ')}.`));
 	const kb = await openKb(context);
 	const k = flags['k'] === undefined ? undefined : {cultural: positiveInt(flags['k'], 6, '--k')};
-	const evidence = await retrieveEvidence({universe: universe(), seed, kb, k});
+	const evidence = await retrieveEvidence({universe: universe(), seed, kb, k, ranking: ranking as RetrievalRanking | undefined});
 	if (flags['json']) {
 		writeJson(io, evidence);
 		return ExitCode.ok;

@@ -65,6 +65,8 @@ export const EvidenceHit = z.strictObject({
 	/** Cultural: the passage text. Taboo: the explanation. */
 	text: z.string(),
 	domain: DomainId,
+	/** Subdomain ids the entry is about, when its source names them. */
+	subdomains: z.array(z.string()).optional(),
 	tags: z.array(z.string()),
 	identities: z.array(z.string()).optional(),
 	severity: Severity.optional(),

@@ -28,10 +28,17 @@ export const QWEN3_QUERY_INSTRUCTION = 'Given a person describing an everyday si
 
 const MEAN: EmbeddingProfile = {pooling: 'mean', queryPrefix: '', passagePrefix: '', padLeft: false};
 
+/**
+ * Qwen3-Embedding (the paper's embedder): the last token's state, so left padding, and queries
+ * prefixed `Instruct: {task}\nQuery:` with the text following directly, as in the model card's
+ * `get_detailed_instruct`; documents go in bare.
+ */
+export const QWEN3_PROFILE: EmbeddingProfile = {pooling: 'last_token', queryPrefix: `Instruct: ${QWEN3_QUERY_INSTRUCTION}\nQuery:`, passagePrefix: '', padLeft: true};
+
 /** Known model families by id, for hub models whose sentence-transformers files we do not download. */
 export function profileForModelId(model: string): EmbeddingProfile {
 	if (/(^|\/)(multilingual-)?e5-/i.test(model)) return {...MEAN, queryPrefix: 'query: ', passagePrefix: 'passage: '};
-	if (/qwen3-embedding/i.test(model)) return {pooling: 'last_token', queryPrefix: `Instruct: ${QWEN3_QUERY_INSTRUCTION}\nQuery:`, passagePrefix: '', padLeft: true};
+	if (/qwen3-embedding/i.test(model)) return QWEN3_PROFILE;
 	if (/(^|\/)bge-m3/i.test(model) || /(^|\/)gte-multilingual/i.test(model)) return {...MEAN, pooling: 'cls'};
 	return MEAN;
 }
@@ -44,16 +51,30 @@ const StPooling = z.object({
 });
 /** `config_sentence_transformers.json`: named prompts, e.g. {"query": "query: ", "document": ""}. */
 const StConfig = z.object({prompts: z.record(z.string(), z.string()).optional()});
+/** The fields of a model's `config.json` that name its family. */
+const ModelConfig = z.object({model_type: z.string().optional()});
 
 /**
  * The profile of a local model folder: its sentence-transformers files when it has them (the
  * standard way a model states its pooling and prompts), else what its folder name suggests.
  * Throws with the file name when such a file exists but cannot be read, rather than guessing.
+ *
+ * A folder whose `config.json` declares a Qwen3 model (`model_type: "qwen3"`) is called as
+ * Qwen3-Embedding whatever the folder is named: a downloaded copy keeps the hub's config but rarely
+ * its name. Its query instruction is always ours (QWEN3_QUERY_INSTRUCTION), even when the folder's
+ * sentence-transformers prompt says "Given a web search query, ...": the instruction states the task
+ * (Qwen recommends writing it for the task), and one instruction keeps `hf:` and `local:` copies of
+ * the model on the same embedder id and indexes.
  */
 export function profileForFolder(folder: string): EmbeddingProfile {
-	const guess = profileForModelId(path.basename(folder));
+	const qwen3 = readOptional(path.join(folder, 'config.json'), ModelConfig, 'model configuration')?.model_type === 'qwen3';
+	const guess = qwen3 ? QWEN3_PROFILE : profileForModelId(path.basename(folder));
 	const pooling = readOptional(path.join(folder, '1_Pooling', 'config.json'), StPooling);
 	const config = readOptional(path.join(folder, 'config_sentence_transformers.json'), StConfig);
+	if (qwen3 || guess === QWEN3_PROFILE) {
+		if (pooling && !pooling.pooling_mode_lasttoken) throw new Error(`${path.join(folder, '1_Pooling', 'config.json')}: a Qwen3 embedding model pools the last token, but this file asks for another pooling`);
+		return QWEN3_PROFILE;
+	}
 	if (!pooling && !config?.prompts) return guess;
 	const mode: Pooling = pooling ? (pooling.pooling_mode_lasttoken ? 'last_token' : pooling.pooling_mode_cls_token ? 'cls' : 'mean') : guess.pooling;
 	const prompts = config?.prompts;
@@ -65,12 +86,12 @@ export function profileForFolder(folder: string): EmbeddingProfile {
 	};
 }
 
-function readOptional<T>(file: string, schema: z.ZodType<T>): T | null {
+function readOptional<T>(file: string, schema: z.ZodType<T>, what = 'sentence-transformers file'): T | null {
 	if (!existsSync(file)) return null;
 	try {
 		return schema.parse(JSON.parse(readFileSync(file, 'utf8')));
 	} catch (error) {
-		throw new Error(`${file}: not a usable sentence-transformers file (${(error as Error).message.split('\n')[0]})`);
+		throw new Error(`${file}: not a usable ${what} (${(error as Error).message.split('\n')[0]})`);
 	}
 }
 

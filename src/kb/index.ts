@@ -4,8 +4,11 @@
  */
 export {KnowledgeBase, defaultSearchMode, resolveKbLocation} from './knowledgeBase.js';
 export type {BuildProgress, BuildReport, KbFilter, KbSearchOptions, KbStats, OpenKnowledgeBaseOptions, RegionIndexStatus, SearchMode} from './knowledgeBase.js';
-export {DEFAULT_K, culturalQueryText, queryContext, retrieveEvidence, secondaryRegion, tabooQueryText} from './retrieve.js';
-export type {RetrieveEvidenceOptions} from './retrieve.js';
+export {DEFAULT_K, RETRIEVAL_RANKINGS, retrieveEvidence, secondaryRegion} from './retrieve.js';
+export type {RetrievalRanking, RetrieveEvidenceOptions} from './retrieve.js';
+export {culturalQueryText, filledSketch, queryContext, tabooQueryText, topicalQueryText, topicalTabooQueryText} from './queries.js';
+export type {QueryContext} from './queries.js';
+export type {TopicPrior} from './rerank.js';
 export {createEvidenceSource} from './evidenceSource.js';
 export {DEFAULT_EMBEDDER, EMBEDDER_ENV, createEmbedder, embedderSpecText, parseEmbedderSpec} from './embedder.js';
 export type {Embedder, EmbedderHandle, EmbedderSpec, EmbedRole} from './embedder.js';

@@ -10,7 +10,7 @@ import {Bm25Index} from './bm25.js';
 import {CorruptIndexError, INDEX_FILE, type IndexHeader, readIndexHeader} from './codec.js';
 import {type Embedder, type EmbedderHandle, createEmbedder, embedderSpecText} from './embedder.js';
 import {type IndexRecord, appliesKey, hitFromMetadata, tagKey, toRecord, type RecordMetadata} from './records.js';
-import {reciprocalRankFusion, removeNearDuplicates, rerankByPersona, type Scored} from './rerank.js';
+import {TOPIC_HEAD_PER_SLOT, type TopicPrior, rankTopicFirst, reciprocalRankFusion, removeNearDuplicates, rerankByPersona, type Scored} from './rerank.js';
 import {KB_KINDS, type KbKind, type KbLocation, type KbSources, listSourceFiles, loadKbSources, regionContentHashes, sourcesDigest} from './sources.js';
 import {type KbCounts, countSources} from './stats.js';
 import type {FileStorage} from 'vectra';
@@ -42,6 +42,14 @@ export type KbSearchOptions = {
 	dedupeThreshold?: number | null;
 	/** @default the knowledge base's mode (see OpenKnowledgeBaseOptions.mode) */
 	mode?: SearchMode;
+	/**
+	 * Ranks topic first (issue 13): candidates come from the whole region and from the topic's domain,
+	 * relevance is weighted by the domain/subdomain prior (`TOPIC_WEIGHTS`), and `persona` re-ranks only
+	 * within the topical head. Without it, `persona` boosts each ranked list of the whole region.
+	 */
+	topic?: TopicPrior;
+	/** Only entries written about one of the filter's regions, not those that list it as a secondary region. @default false */
+	primaryOnly?: boolean;
 };
 
 export type BuildProgress = {phase: 'embed' | 'save' | 'done'; kind: KbKind; region: RegionCode; done: number; total: number};
@@ -79,7 +87,8 @@ export type BuildReport = {embedder: string; built: Array<{kind: KbKind; region:
 
 /** What the KB knows about its sources without parsing them again: kept in `<workspace>/index/sources-state.json`. */
 type SourcesState = {
-	version: 1;
+	/** 2: counts gained namedSource and byDataset; a state of another version is derived again. */
+	version: typeof STATE_VERSION;
 	digest: string;
 	crossChecked: boolean;
 	regions: ReturnType<typeof regionContentHashes>;
@@ -89,6 +98,7 @@ type SourcesState = {
 type LoadedRegion = {opened: OpenedIndex; bm25?: Bm25Index};
 type Candidate = {metadata: RecordMetadata; vector: ArrayLike<number>; similarity: number};
 
+const STATE_VERSION = 2;
 const DEFAULT_TOP_K = 5;
 /** The usual RRF constant (Cormack et al.); smaller values did not change the labelled-set results. */
 const RRF_K = 60;
@@ -138,7 +148,7 @@ export class KnowledgeBase {
 		let parsed: KbSources | undefined;
 		if (!state || state.digest !== digest || (options.universe && !state.crossChecked)) {
 			parsed = loadKbSources(location, {universe: options.universe});
-			state = {version: 1, digest: parsed.digest, crossChecked: Boolean(options.universe), regions: regionContentHashes(parsed), counts: countSources(parsed)};
+			state = {version: STATE_VERSION, digest: parsed.digest, crossChecked: Boolean(options.universe), regions: regionContentHashes(parsed), counts: countSources(parsed)};
 			writeState(stateFile, state);
 		}
 		return new KnowledgeBase(location, path.join(indexRoot, slug(handle.embedder.id)), handle, state, stateFile, options, parsed);
@@ -211,47 +221,77 @@ export class KnowledgeBase {
 		if (!vector || !vector.some((value) => value !== 0)) return [];
 		const store = await this.store();
 		const vectraFilter = toVectraFilter(options.kind, filter);
-		const pool = Math.max(topK * 4, 20);
 		const mode = options.mode ?? this.options.mode ?? defaultSearchMode(this.embedderId);
+		const topic = options.topic;
+		// The topical prior reorders a wider pool, so it gets more candidates than a plain search.
+		const pool = topic ? Math.max(topK * 6, 40) : Math.max(topK * 4, 20);
+		// With a topic, candidates come from the whole region and from the topic's domain: an on-topic
+		// passage with modest similarity still gets its chance against the prior.
+		const filters = topic ? uniqueFilters([vectraFilter, toVectraFilter(options.kind, {...filter, domain: topic.domain as DomainId})]) : [vectraFilter];
+		const primaryOk = (metadata: RecordMetadata) => !options.primaryOnly || regions.includes(primaryRegion(metadata));
 		const candidates = new Map<string, Candidate>();
 		const dense: Candidate[] = [];
 		const lexical: Array<{candidate: Candidate; score: number}> = [];
 		for (const region of regions) {
 			const loaded = await this.region(options.kind, region);
 			if (!loaded) continue;
-			for (const result of await store.queryIndex(loaded.opened, vector, pool, vectraFilter)) {
-				if (!Number.isFinite(result.score)) continue;
-				dense.push(remember(candidates, {metadata: result.item.metadata as RecordMetadata, vector: result.item.vector, similarity: result.score}));
+			for (const one of filters) {
+				for (const result of await store.queryIndex(loaded.opened, vector, pool, one)) {
+					if (!Number.isFinite(result.score) || !primaryOk(result.item.metadata as RecordMetadata)) continue;
+					dense.push(remember(candidates, {metadata: result.item.metadata as RecordMetadata, vector: result.item.vector, similarity: result.score}));
+				}
 			}
 			if (mode === 'hybrid') {
 				loaded.bm25 ??= new Bm25Index(loaded.opened.items.map((item) => `${String(item.metadata['title'])}. ${String(item.metadata['text'])}`));
 				const items = loaded.opened.items;
-				const allow = vectraFilter ? (index: number) => store.matchesFilter(items[index]!.metadata, vectraFilter) : undefined;
-				const hits = loaded.bm25.search(query, pool, allow);
-				// BM25 scores depend on each region's statistics; scaling by the region's best makes lists of several regions comparable.
-				const top = hits[0]?.score || 1;
-				for (const hit of hits) {
-					const item = items[hit.index]!;
-					lexical.push({candidate: remember(candidates, {metadata: item.metadata as RecordMetadata, vector: item.vector, similarity: cosineToQuery(vector, item.vector)}), score: hit.score / top});
+				const lists = filters.map((one) => loaded.bm25!.search(query, pool, one ? (index: number) => store.matchesFilter(items[index]!.metadata, one) : undefined));
+				// BM25 scores depend on each region's statistics; scaling by the region's best makes lists of
+				// several regions comparable (and one region's filtered and unfiltered lists share the scale).
+				const top = Math.max(...lists.map((hits) => hits[0]?.score ?? 0)) || 1;
+				for (const hits of lists) {
+					for (const hit of hits) {
+						const item = items[hit.index]!;
+						if (!primaryOk(item.metadata as RecordMetadata)) continue;
+						lexical.push({candidate: remember(candidates, {metadata: item.metadata as RecordMetadata, vector: item.vector, similarity: cosineToQuery(vector, item.vector)}), score: hit.score / top});
+					}
 				}
 			}
 		}
-		// Persona re-ranking happens inside each ranked list, on its own score scale (cosine, BM25), so a
-		// boost moves a passage past others of similar relevance only. Applied after rank fusion instead,
-		// it swamped relevance: RRF scores of ranks 1 and 20 differ by a fifth, less than one identity boost.
 		const tagsOf = (candidate: Candidate) => splitTags(candidate.metadata);
-		const denseRanked = rerankByPersona(unique(dense).map((item) => ({item, similarity: item.similarity})), tagsOf, options.persona?.tags);
 		let ranked: Array<Scored<Candidate>>;
-		if (mode === 'hybrid') {
-			const lexicalRanked = rerankByPersona(uniqueBy([...lexical].sort((a, b) => b.score - a.score), (entry) => String(entry.candidate.metadata['id'])).map(({candidate, score}) => ({item: candidate, similarity: score})), tagsOf, options.persona?.tags);
-			const fused = reciprocalRankFusion([denseRanked, lexicalRanked].map((list) => list.map((scored) => String(scored.item.metadata['id']))), RRF_K);
-			// Divided by the best possible RRF score (rank 1 in both lists), so scores read 0..1.
-			const best = 2 / (RRF_K + 1);
-			ranked = [...fused.entries()]
-				.map(([id, score]) => ({item: candidates.get(id)!, similarity: candidates.get(id)!.similarity, score: score / best}))
-				.sort((a, b) => b.score - a.score || b.similarity - a.similarity);
+		if (topic) {
+			const lexicalById = new Map<string, number>();
+			for (const {candidate, score} of lexical) {
+				const id = String(candidate.metadata['id']);
+				lexicalById.set(id, Math.max(lexicalById.get(id) ?? 0, score));
+			}
+			ranked = rankTopicFirst(
+				[...candidates.values()].map((candidate) => ({
+					item: candidate,
+					similarity: candidate.similarity,
+					lexical: lexicalById.get(String(candidate.metadata['id'])) ?? 0,
+					domain: String(candidate.metadata['domain']),
+					subdomains: splitList(candidate.metadata['subdomains']),
+					tags: tagsOf(candidate),
+				})),
+				{topic, personaTags: options.persona?.tags, head: Math.max(topK * TOPIC_HEAD_PER_SLOT, topK + 2), hybrid: mode === 'hybrid'},
+			);
 		} else {
-			ranked = denseRanked;
+			// Persona re-ranking happens inside each ranked list, on its own score scale (cosine, BM25), so a
+			// boost moves a passage past others of similar relevance only. Applied after rank fusion instead,
+			// it swamped relevance: RRF scores of ranks 1 and 20 differ by a fifth, less than one identity boost.
+			const denseRanked = rerankByPersona(unique(dense).map((item) => ({item, similarity: item.similarity})), tagsOf, options.persona?.tags);
+			if (mode === 'hybrid') {
+				const lexicalRanked = rerankByPersona(uniqueBy([...lexical].sort((a, b) => b.score - a.score), (entry) => String(entry.candidate.metadata['id'])).map(({candidate, score}) => ({item: candidate, similarity: score})), tagsOf, options.persona?.tags);
+				const fused = reciprocalRankFusion([denseRanked, lexicalRanked].map((list) => list.map((scored) => String(scored.item.metadata['id']))), RRF_K);
+				// Divided by the best possible RRF score (rank 1 in both lists), so scores read 0..1.
+				const best = 2 / (RRF_K + 1);
+				ranked = [...fused.entries()]
+					.map(([id, score]) => ({item: candidates.get(id)!, similarity: candidates.get(id)!.similarity, score: score / best}))
+					.sort((a, b) => b.score - a.score || b.similarity - a.similarity);
+			} else {
+				ranked = denseRanked;
+			}
 		}
 		const threshold = options.dedupeThreshold === undefined ? DEFAULT_DEDUPE : options.dedupeThreshold;
 		const kept = threshold === null ? ranked.slice(0, topK) : removeNearDuplicates(ranked, (scored) => scored.item.vector, threshold, topK);
@@ -340,7 +380,7 @@ export class KnowledgeBase {
 			this.parsed = loadKbSources(this.location, {universe: this.options.universe});
 			if (this.parsed.digest !== this.state.digest) {
 				// The files changed since open(): adopt the new content so indexes match what was embedded.
-				this.state = {version: 1, digest: this.parsed.digest, crossChecked: Boolean(this.options.universe), regions: regionContentHashes(this.parsed), counts: countSources(this.parsed)};
+				this.state = {version: STATE_VERSION, digest: this.parsed.digest, crossChecked: Boolean(this.options.universe), regions: regionContentHashes(this.parsed), counts: countSources(this.parsed)};
 				writeState(this.stateFile, this.state);
 			}
 		}
@@ -408,9 +448,30 @@ function cosineToQuery(query: Float32Array, vector: ArrayLike<number>): number {
 	return qq === 0 || vv === 0 ? 0 : dot / Math.sqrt(qq * vv);
 }
 
+function splitList(value: unknown): string[] {
+	return typeof value === 'string' && value !== '' ? value.split('|') : [];
+}
+
 function splitTags(metadata: RecordMetadata): string[] {
-	const tags = typeof metadata['tags'] === 'string' && metadata['tags'] !== '' ? metadata['tags'].split('|') : [];
-	return tags;
+	// A taboo entry that lists identities applies to them as if it were tagged with each of them.
+	const identities = metadata['kind'] === 'taboo' ? splitList(metadata['identities']).map((id) => `identity:${id}`) : [];
+	return [...splitList(metadata['tags']), ...identities];
+}
+
+/** The region an entry is written about: its first region. */
+function primaryRegion(metadata: RecordMetadata): RegionCode {
+	return (typeof metadata['primary'] === 'string' ? metadata['primary'] : String(metadata['regions']).split('|')[0]) as RegionCode;
+}
+
+/** The distinct filters of a list, by their JSON form (undefined for "no filter" counts once). */
+function uniqueFilters(filters: ReadonlyArray<Record<string, unknown> | undefined>): Array<Record<string, unknown> | undefined> {
+	const seen = new Set<string>();
+	return filters.filter((filter) => {
+		const key = JSON.stringify(filter ?? null);
+		if (seen.has(key)) return false;
+		seen.add(key);
+		return true;
+	});
 }
 
 /** Why an index on disk does not match what is expected, or undefined when it does. */
@@ -450,7 +511,7 @@ export function slug(embedderId: string): string {
 function readState(file: string): SourcesState | undefined {
 	try {
 		const state = JSON.parse(readFileSync(file, 'utf8')) as SourcesState;
-		return state.version === 1 && typeof state.digest === 'string' && state.regions && state.counts ? state : undefined;
+		return state.version === STATE_VERSION && typeof state.digest === 'string' && state.regions && state.counts ? state : undefined;
 	} catch {
 		return undefined;
 	}

@@ -18,6 +18,13 @@ export type IndexRecord = {
 
 const JOIN = '|';
 
+/**
+ * Version of the metadata layout below. It is part of every region's content hash
+ * (`regionContentHashes`), so indexes written with an older layout are rebuilt rather than read with
+ * fields missing. v2 added `primary` and `subdomains`.
+ */
+export const RECORD_FORMAT = 2;
+
 export const tagKey = (tag: string) => `tag:${tag}`;
 export const appliesKey = (identityId: string) => `for:${identityId}`;
 
@@ -26,7 +33,10 @@ export function culturalRecord(entry: CulturalEntry): IndexRecord {
 		id: entry.id,
 		kind: 'cultural',
 		regions: entry.regions.join(JOIN),
+		// The region a passage is written about; the others are secondary (a contextual seed's friction).
+		primary: entry.regions[0]!,
 		domain: entry.domain,
+		subdomains: (entry.subdomains ?? []).join(JOIN),
 		title: entry.title,
 		text: entry.text,
 		source: entry.source,
@@ -43,8 +53,10 @@ export function tabooRecord(entry: TabooEntry): IndexRecord {
 		id: entry.id,
 		kind: 'taboo',
 		regions: entry.region,
+		primary: entry.region,
 		domain: entry.category,
 		category: entry.category,
+		subdomains: (entry.subdomains ?? []).join(JOIN),
 		title: entry.action,
 		text: entry.explanation,
 		source: entry.source,
@@ -82,6 +94,8 @@ export function hitFromMetadata(metadata: RecordMetadata, scores: {score: number
 		domain: metadata['domain'] as DomainId,
 		tags: split(metadata['tags']),
 	};
+	const subdomains = split(metadata['subdomains']);
+	if (subdomains.length > 0) hit.subdomains = subdomains;
 	if (kind === 'taboo') {
 		hit.identities = split(metadata['identities']);
 		hit.severity = metadata['severity'] as Severity;

@@ -6,6 +6,7 @@ import {CulturalEntry, TabooEntry, type EvidenceKind} from '../domain/kb.js';
 import {REGION_CODES, type RegionCode} from '../domain/universe.js';
 import type {Universe} from '../universe/load.js';
 import {DataError, zodProblems} from '../util/errors.js';
+import {RECORD_FORMAT} from './records.js';
 
 export type KbKind = EvidenceKind;
 export const KB_KINDS: readonly KbKind[] = ['cultural', 'taboo'];
@@ -171,6 +172,8 @@ export function regionContentHashes(sources: Pick<KbSources, 'cultural' | 'taboo
 		out[kind] = {} as Record<RegionCode, {hash: string; count: number}>;
 		for (const [region, entries] of byRegion) {
 			const hash = createHash('sha256');
+			// The record layout is part of what an index holds: a new layout rebuilds every index.
+			hash.update(`records:v${RECORD_FORMAT}\n`);
 			for (const entry of [...entries].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))) hash.update(`${JSON.stringify(entry)}\n`);
 			out[kind][region] = {hash: hash.digest('hex').slice(0, 32), count: entries.length};
 		}

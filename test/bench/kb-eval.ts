@@ -11,7 +11,7 @@ import path from 'node:path';
 import type {RegionCode} from '../../src/domain/universe.js';
 import {Bm25Index} from '../../src/kb/bm25.js';
 import {KnowledgeBase, type SearchMode} from '../../src/kb/knowledgeBase.js';
-import {culturalQueryText, queryContext} from '../../src/kb/retrieve.js';
+import {culturalQueryText, queryContext} from '../../src/kb/queries.js';
 import {loadKbSources} from '../../src/kb/sources.js';
 import {loadUniverse, type Universe} from '../../src/universe/load.js';
 
