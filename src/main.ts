@@ -1,7 +1,6 @@
-import meow from 'meow';
-import {commands} from './commands/index.js';
+import {COMMANDS} from './commands/registry.js';
 import type {Command, FlagSpec, Flags, IO, TuiRequest} from './commands/types.js';
-import {loadUniverse, type Universe} from './universe/load.js';
+import type {Universe} from './universe/load.js';
 import {ExitCode, UserError, errorMessage} from './util/errors.js';
 import {workspaceDir} from './util/paths.js';
 import {nearMatches} from './util/suggest.js';
@@ -15,7 +14,7 @@ const globalFlags: Record<string, FlagSpec> = {
 };
 
 export function helpText(): string {
-	const width = Math.max(...commands.map((command) => command.name.length));
+	const width = Math.max(...COMMANDS.map((command) => command.name.length));
 	return [
 		'',
 		'  Simulate, step through and score multi-turn, culturally grounded assistant dialogues',
@@ -26,7 +25,7 @@ export function helpText(): string {
 		'    $ cultureconverse <command> [options]',
 		'',
 		'  Commands',
-		...commands.map((command) => `    ${command.name.padEnd(width)}  ${command.summary}`),
+		...COMMANDS.map((command) => `    ${command.name.padEnd(width)}  ${command.summary}`),
 		'',
 		'  Run `cultureconverse <command> --help` for a command\'s options.',
 		'  Every command that lists or produces data accepts --json.',
@@ -88,8 +87,10 @@ export type MainOptions = {
  */
 export async function main(argv: readonly string[], io: IO, options: MainOptions = {}): Promise<number> {
 	let universeCache: Universe | undefined;
+	// Loaded with the command that needs it (the universe validates every data file).
+	const {loadUniverse} = argv[0] === undefined || argv[0].startsWith('-') || argv[0] === 'help' ? {loadUniverse: null} : await import('./universe/load.js');
 	const universe = () =>
-		(universeCache ??= loadUniverse({
+		(universeCache ??= loadUniverse!({
 			kbDir: io.env['CULTURECONVERSE_KB_DIR'] ? path.resolve(io.cwd, io.env['CULTURECONVERSE_KB_DIR']) : undefined,
 			userTemplatesDir: path.join(workspaceDir(io.env, io.cwd), 'templates'),
 		}));
@@ -104,26 +105,28 @@ export async function main(argv: readonly string[], io: IO, options: MainOptions
 		if (first.startsWith('-') && !['--help', '-h', '--version', '-v'].includes(first)) return await main(['tui', ...argv], io, options);
 		if (first === '--help' || first === '-h' || first === 'help') {
 			const named = first === 'help' ? argv[1] : undefined;
-			const command = named ? commands.find((candidate) => candidate.name === named) : undefined;
-			if (named && !command) {
-				const near = nearMatches(named, commands.map((candidate) => candidate.name));
+			const entry = named ? COMMANDS.find((candidate) => candidate.name === named) : undefined;
+			if (named && !entry) {
+				const near = nearMatches(named, COMMANDS.map((candidate) => candidate.name));
 				throw new UserError(`Unknown command '${named}'.${near.length > 0 ? ` Did you mean: ${near.join(', ')}?` : ''} Run \`cultureconverse --help\` for the list.`);
 			}
-			io.stdout.write(command ? commandHelp(command) : helpText());
+			io.stdout.write(entry ? commandHelp(await entry.load()) : helpText());
 			return ExitCode.ok;
 		}
 		if (first === '--version' || first === '-v') {
 			io.stdout.write(`${await version()}\n`);
 			return ExitCode.ok;
 		}
-		const command = commands.find((candidate) => candidate.name === first);
-		if (!command) {
-			const near = nearMatches(first, commands.map((candidate) => candidate.name));
+		const entry = COMMANDS.find((candidate) => candidate.name === first);
+		if (!entry) {
+			const near = nearMatches(first, COMMANDS.map((candidate) => candidate.name));
 			throw new UserError(`Unknown command '${first}'.${near.length > 0 ? ` Did you mean: ${near.join(', ')}?` : ''} Run \`cultureconverse --help\` for the list.`);
 		}
+		const command = await entry.load();
 		const rest = argv.slice(1);
 		const specs = {...command.flags, ...globalFlags};
 		checkUnknownFlags(rest, specs);
+		const {default: meow} = await import('meow');
 		const cli = meow({
 			importMeta: import.meta,
 			argv: [...rest],

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import {cpSync, mkdirSync, writeFileSync} from 'node:fs';
 import path from 'node:path';
 import {describe, it} from 'node:test';
-import {createEmbedder, embedderSpecText, parseEmbedderSpec} from '../src/kb/embedder.js';
+import {createEmbedder, modelCacheDir, embedderSpecText, parseEmbedderSpec} from '../src/kb/embedder.js';
 import {HashEmbedder} from '../src/kb/hashEmbedder.js';
 import {KnowledgeBase} from '../src/kb/knowledgeBase.js';
 import {cosine} from '../src/kb/rerank.js';
@@ -154,7 +154,7 @@ describe('kb: sentence-transformers pooling and prompts of a local model', () =>
 		const messages: string[] = [];
 		const handle = await createEmbedder(`local:${folder}`, {log: (m) => messages.push(m)});
 		assert.equal(handle.embedder.id, 'hash:v1:384');
-		assert.match(messages.join(''), /1_Pooling[/\\]config\.json: not a usable sentence-transformers file.*falling back to the offline 'hash' embedder/);
+		assert.match(messages.join(''), /1_Pooling[/\\]config\.json: not a usable sentence-transformers file.*using the offline 'hash' embedder/);
 	});
 });
 
@@ -239,7 +239,32 @@ describe('kb: transformers.js embedder (tiny local model, no network)', () => {
 			assert.equal(handle.embedder.id, 'hash:v1:384');
 			assert.ok(handle.fallback);
 			assert.equal(messages.length, 1);
-			assert.match(messages[0]!, new RegExp(`cannot load embedder '${spec.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}' \\(.+\\); falling back to the offline 'hash' embedder`));
+			assert.match(messages[0]!, new RegExp(`cannot load embedder '${spec.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}' \\(.+\\); using the offline 'hash' embedder`));
 		}
+	});
+
+	it('remembers a default model that could not be loaded: not tried again, said once, tried when named', async () => {
+		const broken = tempDir('cc-kb-broken-');
+		const spec = `local:${path.join(broken, 'missing')}`;
+		const failureFile = path.join(tempDir('cc-kb-ws-'), 'embedder-unavailable.json');
+		const first: string[] = [];
+		const a = await createEmbedder(spec, {log: (m) => first.push(m), failureFile});
+		assert.ok(a.fallback);
+		assert.match(first.join(''), /This is remembered in .*embedder-unavailable\.json: the download is not tried again until you name the model/);
+		assert.match(first.join(''), /--embedder hash, or CULTURECONVERSE_EMBEDDER=hash/);
+		const second: string[] = [];
+		const b = await createEmbedder(spec, {log: (m) => second.push(m), failureFile});
+		assert.deepEqual(second, [], 'said once');
+		assert.match(b.fallback ?? '', /not tried again/);
+		// Named explicitly, it is tried (and fails loudly again).
+		const third: string[] = [];
+		await createEmbedder(spec, {log: (m) => third.push(m), failureFile, explicit: true});
+		assert.equal(third.length, 1);
+	});
+
+	it('keeps downloaded models in one cache per user: $HF_HOME, else the XDG cache', () => {
+		assert.equal(modelCacheDir({HF_HOME: '/data/hf'}), path.join('/data/hf', 'transformers.js'));
+		assert.equal(modelCacheDir({XDG_CACHE_HOME: '/c', HOME: '/home/u'}), path.join('/c', 'huggingface', 'transformers.js'));
+		assert.equal(modelCacheDir({HOME: '/home/u'}), path.join('/home/u', '.cache', 'huggingface', 'transformers.js'));
 	});
 });

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import {summaryOf} from './registry.js';
 import chalk from 'chalk';
 import {episodeOptionsFromFlags} from '../app/episodes.js';
 import {createRuntime, episodeRoles, type Runtime, runtimeFlags, sessionsDir} from '../app/runtime.js';
@@ -30,7 +31,7 @@ const EPISODE_FLAGS = ['lang', 'mode', 'judgeMode', 'maxTurns', 'bestOf'] as con
 
 export const batchCommand: Command = {
 	name: 'batch',
-	summary: 'Run many episodes headless, in parallel, resumable by name; `batch status|list` show where batches stand',
+	summary: summaryOf('batch'),
 	usage: [
 		'batch [--name N] [seed filters] [--seed-file FILE] [--sample N] [--sample-seed S] [--trials K] [--parallel P] [--lang L] [--mode M] [--dry-run] [--json|--jsonl]',
 		'batch --name N                      resume (or retry the errors of) an earlier batch',

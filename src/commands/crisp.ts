@@ -1,4 +1,5 @@
 import chalk from 'chalk';
+import {summaryOf} from './registry.js';
 import {runtimeFlags} from '../app/runtime.js';
 import {registerSchema} from '../domain/registry.js';
 import {Norm, RejectedRow, SituatedEval, SituatedItem, isKept} from '../domain/situated.js';
@@ -33,7 +34,7 @@ const SUBCOMMANDS = ['norms', 'build', 'show', 'eval', 'report', 'pairs', 'sft',
 
 export const crispCommand: Command = {
 	name: 'crisp',
-	summary: 'Situated decision items (CRISP): norms → settings → refined questions; eval with outcome, norm match, a reward model\'s best-of-N; trainer-ready pairs',
+	summary: summaryOf('crisp'),
 	usage: [
 		'crisp norms [--region R] [--culture C] [--norms FILE] [--limit N] [--json]',
 		'crisp norms extract --from FILE --format fork|normad|culturalbench|jsonl [--out FILE] [--limit N] [--parallel P] [--json]',

@@ -1,4 +1,5 @@
 import chalk from 'chalk';
+import {summaryOf} from './registry.js';
 import {runtimeFlags} from '../app/runtime.js';
 import {runDoctor, type RoleCheck} from '../llm/doctor.js';
 import {resolveRoleSettings} from '../llm/settings.js';
@@ -12,7 +13,7 @@ const mark = (value: boolean | 'any' | null, any = 'any') => (value === null ? '
 
 export const doctorCommand: Command = {
 	name: 'doctor',
-	summary: 'Check the model set-up of every role against its server: reachable, key, model listed, structured replies, streaming, thinking text, context window',
+	summary: summaryOf('doctor'),
 	usage: 'doctor [--model M] [--<role>-model M] [--base-url URL] [--config FILE] [--json]',
 	flags: {
 		json: {type: 'boolean', description: 'Print the checks, problems and warnings as JSON'},

@@ -1,9 +1,10 @@
 import {renderTable} from '../util/table.js';
+import {summaryOf} from './registry.js';
 import {type Command, write, writeJson} from './types.js';
 
 export const domainsCommand: Command = {
 	name: 'domains',
-	summary: 'List the 7 domains and their 42 subdomains',
+	summary: summaryOf('domains'),
 	usage: 'domains [--json]',
 	flags: {json: {type: 'boolean', description: 'Print a JSON array of domains, each with its subdomains'}},
 	async run({flags, io, universe}) {

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import {summaryOf} from './registry.js';
 import {formatPair, llamaFactoryDatasetInfo} from '../export/pairFormats.js';
 import {type PreferencePair, preferencePairs} from '../export/pairs.js';
 import {type SftExample, type SftFilter, sftExample} from '../export/sft.js';
@@ -11,7 +12,7 @@ import {type Command, type Flags, write, writeJson} from './types.js';
 
 export const exportCommand: Command = {
 	name: 'export',
-	summary: 'Training data from saved sessions: `export sft` (chat JSONL) and `export pairs` (best-of-N preference pairs)',
+	summary: summaryOf('export'),
 	usage: [
 		'export sft [--batch NAME] [--region R] [--persona P] [--template T] [--tier T] [--mode gold|eval|any] [--split train|test|any] [--clean] [--min-threeh X] [--min-tdq Y] [--out FILE] [--json]',
 		'export pairs [same filters] [--min-margin M] [--format trl|openai-dpo|sharegpt] [--out FILE] [--json]',

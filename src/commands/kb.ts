@@ -1,4 +1,5 @@
 import path from 'node:path';
+import {summaryOf} from './registry.js';
 import {seedFromFlags} from '../app/episodes.js';
 import {CulturalEntry, Evidence, type EvidenceHit, TabooEntry} from '../domain/kb.js';
 import {registerSchema} from '../domain/registry.js';
@@ -24,7 +25,7 @@ registerSchema('evidence', Evidence, 'K_W and K_T retrieved for one seed (`kb ev
 
 export const kbCommand: Command = {
 	name: 'kb',
-	summary: 'Knowledge bases: import, build indexes, search, stats, and the evidence of a seed',
+	summary: summaryOf('kb'),
 	usage: [
 		'kb import FILE --format jsonl|normad|wikipedia|blend [--kind cultural|taboo] [--name N] [--region R,R] [--domain D] [--questions CSV] [--dry-run] [--json]',
 		'kb build [--kind K] [--region R] [--force] [--embedder E] [--json]',

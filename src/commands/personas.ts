@@ -1,10 +1,11 @@
 import {filterPersonas} from '../universe/seeds.js';
+import {summaryOf} from './registry.js';
 import {renderTable} from '../util/table.js';
 import {type Command, write, writeJson} from './types.js';
 
 export const personasCommand: Command = {
 	name: 'personas',
-	summary: 'List the 348 personas (58 identities x 3 age cohorts x 2 genders)',
+	summary: summaryOf('personas'),
 	usage: 'personas [--region R] [--identity ID|LABEL] [--age 18-34|35-54|55+] [--gender female|male] [--json]',
 	flags: {
 		region: {type: 'string', description: 'Region code: BN CN ID JP KR MY PH SG TH VN'},

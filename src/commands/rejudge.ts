@@ -1,4 +1,5 @@
 import chalk from 'chalk';
+import {summaryOf} from './registry.js';
 import {createRuntime, runtimeFlags} from '../app/runtime.js';
 import {type CallRecord, JudgeMode, type Session} from '../domain/session.js';
 import {EpisodeEngine} from '../episode/engine.js';
@@ -23,7 +24,7 @@ type Outcome =
 
 export const rejudgeCommand: Command = {
 	name: 'rejudge',
-	summary: 'Score saved dialogues again with another judge model or mode (copies; the originals stay) and compare the judges',
+	summary: summaryOf('rejudge'),
 	usage: 'rejudge [<session-id>...] [--batch N] [--region R] [--persona P] [--template T] [--tier T] --judge-model M [--judge-mode separate|combined] [--repeat N] [--parallel P] [--json]',
 	flags: {
 		batch: {type: 'string', description: 'The sessions of this batch'},

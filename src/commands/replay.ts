@@ -1,9 +1,10 @@
 import {printSession} from './sessions.js';
+import {summaryOf} from './registry.js';
 import type {Command} from './types.js';
 
 export const replayCommand: Command = {
 	name: 'replay',
-	summary: 'Replay a saved session in the TUI (step back and forth); --print writes it to stdout',
+	summary: summaryOf('replay'),
 	usage: 'replay <session-id|path> [--print] [--json] [--sessions-dir DIR] [--rater NAME]',
 	flags: {
 		print: {type: 'boolean', description: 'Print the transcript with its public, private and oracle partitions instead of opening the TUI'},

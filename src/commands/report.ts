@@ -1,4 +1,5 @@
 import path from 'node:path';
+import {summaryOf} from './registry.js';
 import {disparityLines, markdownTable, reportCsv, reportTable, setupLegend, textTable} from '../present/report.js';
 import {buildReport, type Slice, SLICES} from '../report/aggregate.js';
 import {runNoise} from '../report/noise.js';
@@ -18,7 +19,7 @@ const SUBREPORTS = ['agreement', 'paired', 'noise', 'scores', 'traps', 'setups']
 
 export const reportCommand: Command = {
 	name: 'report',
-	summary: 'Benchmark tables from saved sessions: 3H, TDQ, clean rate and the six metrics with intervals, sliced, setups kept apart',
+	summary: summaryOf('report'),
 	usage: [
 		'report [--batch NAME] [--region R] [--persona P] [--template T] [--tier T] [--by model,mode,region,...] [--metrics] [--pool-setups] [--format text|markdown|csv] [--html FILE [--no-viewer]] [--json]',
 		"report agreement [--ratings FILE] [--batch NAME] [--by judge,region,language] [filters] [--json]   (default: the TUI's sessions/ratings.jsonl)",

@@ -1,4 +1,5 @@
 import {createInterface} from 'node:readline';
+import {summaryOf} from './registry.js';
 import chalk from 'chalk';
 import {episodeOptionsFromFlags, modelFlagsOf, resumeEpisode, seedFromFlags, startEpisode} from '../app/episodes.js';
 import {SessionStore} from '../store/sessionStore.js';
@@ -28,7 +29,7 @@ export const episodeFlags = {
 
 export const runCommand: Command = {
 	name: 'run',
-	summary: 'Run one episode headless: blueprint, shards, dialogue, judge; saved after every step',
+	summary: summaryOf('run'),
 	usage: ['run --persona ID --template ID [--tier T] [--lang english|native] [--mode eval|gold] [--assistant-model M] [--json|--jsonl]', 'run --seed ID [...]', 'run --resume <session-id|path>'].join('\n  '),
 	flags: {
 		...episodeFlags,

@@ -1,4 +1,5 @@
 import {z} from 'zod';
+import {summaryOf} from './registry.js';
 import {getSchema, schemaNames} from '../domain/registry.js';
 import {UserError} from '../util/errors.js';
 import {unknownMessage} from '../util/suggest.js';
@@ -7,7 +8,7 @@ import {type Command, write, writeJson} from './types.js';
 
 export const schemaCommand: Command = {
 	name: 'schema',
-	summary: 'Print the JSON Schema of a data shape (persona, template, seed, session, ...)',
+	summary: summaryOf('schema'),
 	usage: 'schema [<name>] [--json]',
 	flags: {json: {type: 'boolean', description: 'With no name: list the names as JSON'}},
 	async run({args, flags, io}) {

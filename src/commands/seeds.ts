@@ -1,4 +1,5 @@
 import {Split} from '../domain/seed.js';
+import {summaryOf} from './registry.js';
 import type {Seed} from '../domain/seed.js';
 import {type SeedFilter, SeedSpace, tierFlag} from '../universe/seeds.js';
 import {UserError} from '../util/errors.js';
@@ -34,7 +35,7 @@ export function seedFilter(flags: Flags): SeedFilter {
 
 export const seedsCommand: Command = {
 	name: 'seeds',
-	summary: 'List seeds (persona x template, with tier and split); `seeds count` counts them',
+	summary: summaryOf('seeds'),
 	usage: ['seeds [--split train|test] [--tier T] [--region R] [--identity I] [--domain D] [--limit N] [--offset N] [--json]', 'seeds count [same filters] [--json]'].join('\n  '),
 	flags: {
 		...filterFlags,
@@ -91,7 +92,7 @@ function countSeeds(space: SeedSpace, filter: SeedFilter, json: boolean, io: Par
 
 export const seedCommand: Command = {
 	name: 'seed',
-	summary: 'Resolve one seed id to its persona, template, tier and split',
+	summary: summaryOf('seed'),
 	usage: 'seed <persona-id>:<template-id> [--json]',
 	flags: {json: {type: 'boolean', description: 'Print JSON'}},
 	async run({args, flags, io, universe}) {

@@ -1,4 +1,5 @@
 import {readFileSync} from 'node:fs';
+import {summaryOf} from './registry.js';
 import {sessionsDir} from '../app/runtime.js';
 import {SessionStatus} from '../domain/session.js';
 import {type SessionSummary, statusLabel} from '../domain/sessionSummary.js';
@@ -25,7 +26,7 @@ export const sessionFilterFlags = {
 
 export const sessionsCommand: Command = {
 	name: 'sessions',
-	summary: 'List saved sessions (status, persona, template, tier, language, 3H, TDQ, clean, date)',
+	summary: summaryOf('sessions'),
 	usage: 'sessions [--status S] [--region R] [--persona P] [--template T] [--tier T] [--limit N] [--sessions-dir DIR] [--json]',
 	flags: {
 		status: {type: 'string', description: 'Only sessions with this status: running, awaiting_assistant, completed, error'},

@@ -1,4 +1,5 @@
 import chalk from 'chalk';
+import {summaryOf} from './registry.js';
 import {seedFromFlags} from '../app/episodes.js';
 import {createRuntime, type Runtime, runtimeFlags} from '../app/runtime.js';
 import type {Blueprint} from '../domain/blueprint.js';
@@ -65,7 +66,7 @@ function stageRun(body: (runtime: Runtime, seed: Seed) => Promise<{json: unknown
 
 export const blueprintCommand: Command = {
 	name: 'blueprint',
-	summary: 'Run the blueprint stage alone for a seed: evidence, then public / private / oracle state',
+	summary: summaryOf('blueprint'),
 	usage: 'blueprint <seed-id> [--tier T] [--json] [--generator-model M]',
 	flags: stageFlags,
 	run: stageRun(async (runtime, seed) => {
@@ -76,7 +77,7 @@ export const blueprintCommand: Command = {
 
 export const shardsCommand: Command = {
 	name: 'shards',
-	summary: 'Run the shard stage for a seed (the blueprint comes from the response cache when it was made before)',
+	summary: summaryOf('shards'),
 	usage: 'shards <seed-id> [--tier T] [--json]',
 	flags: stageFlags,
 	run: stageRun(async (runtime, seed) => {

@@ -1,4 +1,5 @@
 import {runtimeFlags} from '../app/runtime.js';
+import {summaryOf} from './registry.js';
 import type {ResolvedTemplate} from '../domain/template.js';
 import {filterTemplates} from '../universe/seeds.js';
 import {UserError} from '../util/errors.js';
@@ -11,7 +12,7 @@ export const templateSubcommands = new Map<string, (context: CommandContext) => 
 
 export const templatesCommand: Command = {
 	name: 'templates',
-	summary: 'List scenario templates; `templates show <id>` prints one in full',
+	summary: summaryOf('templates'),
 	usage: ['templates [--domain D] [--subdomain S] [--json]', 'templates show <template-id> [--json]', 'templates generate --subdomain S [--count N]'].join('\n  '),
 	flags: {
 		domain: {type: 'string', description: 'Domain id, e.g. culinary'},

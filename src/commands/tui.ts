@@ -1,4 +1,5 @@
 import {episodeOptionsFromFlags, seedFromFlags} from '../app/episodes.js';
+import {summaryOf} from './registry.js';
 import {runtimeFlags} from '../app/runtime.js';
 import {ExitCode} from '../util/errors.js';
 import {episodeFlags} from './run.js';
@@ -6,7 +7,7 @@ import type {Command} from './types.js';
 
 export const tuiCommand: Command = {
 	name: 'tui',
-	summary: 'Open the terminal UI; with --persona and --template, straight into a new episode',
+	summary: summaryOf('tui'),
 	usage: ['tui', 'tui --persona ID --template ID [--tier T] [--lang english|native] [--mode eval|gold] [--human [--reveal]] [--<role>-model M]', 'tui --seed ID [...]', 'tui --resume <session-id|path> [--retry]'].join('\n  '),
 	flags: {
 		...episodeFlags,

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import {summaryOf} from './registry.js';
 import {sessionsDir} from '../app/runtime.js';
 import {esc} from '../html/escape.js';
 import {TABLE_SCRIPT, page} from '../html/page.js';
@@ -13,7 +14,7 @@ import {type Command, write, writeJson} from './types.js';
 
 export const viewCommand: Command = {
 	name: 'view',
-	summary: 'Session viewer as static HTML: the three partitions side by side, a step slider, judge rationales, every model call',
+	summary: summaryOf('view'),
 	usage: 'view <session-id|path|batch-name> --html DIR [--sessions-dir DIR] [--json]',
 	flags: {
 		html: {type: 'string', description: 'Folder to write the pages to (one <session id>.html per session; a batch also gets index.html)'},

@@ -1,3 +1,5 @@
+import {mkdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs';
+import {homedir} from 'node:os';
 import path from 'node:path';
 import {UserError, errorMessage} from '../util/errors.js';
 import {DEFAULT_HASH_DIMENSION, HashEmbedder} from './hashEmbedder.js';
@@ -64,8 +66,16 @@ export function embedderSpecText(options: {flag?: string; env?: NodeJS.ProcessEn
 }
 
 export type CreateEmbedderOptions = {
-	/** Where downloaded models are cached (hf: only). @default "<workspace>/models" */
+	/** Where downloaded models are cached (hf: only). @default modelCacheDir(env) */
 	cacheDir?: string;
+	/**
+	 * A file remembering that the default model could not be loaded here. While it says so, the
+	 * default is not tried again (every offline command used to retry the download and print the
+	 * warning again); naming a model explicitly (flag or environment) always tries.
+	 */
+	failureFile?: string;
+	/** True when the spec came from --embedder or the environment, not the default. */
+	explicit?: boolean;
 	/** Receives the fallback warning; the CLI passes stderr. */
 	log?: (message: string) => void;
 	cwd?: string;
@@ -86,12 +96,48 @@ export type EmbedderHandle = {
 export async function createEmbedder(spec: string, options: CreateEmbedderOptions = {}): Promise<EmbedderHandle> {
 	const parsed = parseEmbedderSpec(spec, options.cwd);
 	if (parsed.kind === 'hash') return {embedder: new HashEmbedder(parsed.dimension), requested: spec};
+	const remembered = options.failureFile && !options.explicit ? readFailure(options.failureFile, spec) : null;
+	if (remembered) return {embedder: new HashEmbedder(), requested: spec, fallback: `${remembered.reason} (on ${remembered.at.slice(0, 10)}; not tried again)`};
 	try {
 		const {loadTransformersEmbedder} = await import('./transformersEmbedder.js');
-		return {embedder: await loadTransformersEmbedder(parsed, {cacheDir: options.cacheDir}), requested: spec};
+		const embedder = await loadTransformersEmbedder(parsed, {cacheDir: options.cacheDir});
+		if (options.failureFile) rmSync(options.failureFile, {force: true});
+		return {embedder, requested: spec};
 	} catch (error) {
 		const reason = errorMessage(error).split('\n')[0]!;
-		options.log?.(`cultureconverse: cannot load embedder '${spec}' (${reason}); falling back to the offline 'hash' embedder, which matches words rather than meaning. Pass --embedder hash (or set ${EMBEDDER_ENV}=hash) to choose it explicitly.\n`);
+		options.log?.(
+			`cultureconverse: cannot load embedder '${spec}' (${reason}); using the offline 'hash' embedder, which matches words rather than meaning. ` +
+				`${options.failureFile && !options.explicit ? `This is remembered in ${options.failureFile}: the download is not tried again until you name the model (--embedder ${spec}) or delete that file. ` : ''}` +
+				`To choose hash yourself: --embedder hash, or ${EMBEDDER_ENV}=hash.\n`,
+		);
+		if (options.failureFile && !options.explicit) {
+			try {
+				mkdirSync(path.dirname(options.failureFile), {recursive: true});
+				writeFileSync(options.failureFile, JSON.stringify({spec, reason, at: new Date().toISOString()}));
+			} catch {
+				// A read-only workspace tries again next time.
+			}
+		}
 		return {embedder: new HashEmbedder(), requested: spec, fallback: reason};
 	}
+}
+
+function readFailure(file: string, spec: string): {reason: string; at: string} | null {
+	try {
+		const saved = JSON.parse(readFileSync(file, 'utf8')) as {spec?: unknown; reason?: unknown; at?: unknown};
+		return saved.spec === spec && typeof saved.reason === 'string' && typeof saved.at === 'string' ? {reason: saved.reason, at: saved.at} : null;
+	} catch {
+		return null;
+	}
+}
+
+/**
+ * Where transformers.js keeps downloaded models: one shared copy per user, not one per working folder
+ * (118 MB each). `$HF_HOME/transformers.js` when HF_HOME is set (Hugging Face's own convention for
+ * its cache root), else `$XDG_CACHE_HOME/huggingface/transformers.js`, else `~/.cache/huggingface/transformers.js`.
+ */
+export function modelCacheDir(env: NodeJS.ProcessEnv = process.env): string {
+	if (env['HF_HOME']?.trim()) return path.join(env['HF_HOME'], 'transformers.js');
+	const cache = env['XDG_CACHE_HOME']?.trim() || path.join(env['HOME']?.trim() || homedir(), '.cache');
+	return path.join(cache, 'huggingface', 'transformers.js');
 }

@@ -8,7 +8,7 @@ import {errorMessage} from '../util/errors.js';
 import {packageRoot, workspaceDir} from '../util/paths.js';
 import {Bm25Index} from './bm25.js';
 import {CorruptIndexError, INDEX_FILE, type IndexHeader, readIndexHeader} from './codec.js';
-import {type Embedder, type EmbedderHandle, createEmbedder, embedderSpecText} from './embedder.js';
+import {EMBEDDER_ENV, type Embedder, type EmbedderHandle, createEmbedder, embedderSpecText, modelCacheDir} from './embedder.js';
 import {type IndexRecord, appliesKey, hitFromMetadata, tagKey, toRecord, type RecordMetadata} from './records.js';
 import {TOPIC_HEAD_PER_SLOT, type TopicPrior, rankTopicFirst, reciprocalRankFusion, removeNearDuplicates, rerankByPersona, type Scored} from './rerank.js';
 import {KB_KINDS, type KbKind, type KbLocation, type KbSources, listSourceFiles, loadKbSources, regionContentHashes, sourcesDigest} from './sources.js';
@@ -140,7 +140,13 @@ export class KnowledgeBase {
 		const handle: EmbedderHandle =
 			typeof options.embedder === 'object'
 				? {embedder: options.embedder, requested: options.embedder.id}
-				: await createEmbedder(embedderSpecText({flag: options.embedder, env}), {cacheDir: path.join(workspace, 'models'), log: options.log, cwd});
+				: await createEmbedder(embedderSpecText({flag: options.embedder, env}), {
+						cacheDir: modelCacheDir(env),
+						failureFile: path.join(workspace, 'embedder-unavailable.json'),
+						explicit: Boolean(options.embedder?.trim() || env[EMBEDDER_ENV]?.trim()),
+						log: options.log,
+						cwd,
+					});
 		const indexRoot = path.join(workspace, 'index');
 		const stateFile = path.join(indexRoot, 'sources-state.json');
 		const digest = sourcesDigest(listSourceFiles(location));

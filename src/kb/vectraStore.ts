@@ -1,12 +1,13 @@
 /**
- * Everything that touches Vectra at run time. Imported lazily (vectra pulls in grpc, cheerio and wink
- * and costs about 0.6 s to load), so commands that never search do not pay for it.
+ * Everything that touches Vectra at run time. Imported lazily, so commands that never search do not
+ * load it; and only the classes used are loaded (see vectraCore.ts).
  */
 import {randomBytes} from 'node:crypto';
 import {existsSync, readdirSync, rmSync} from 'node:fs';
 import {open, rename} from 'node:fs/promises';
 import path from 'node:path';
-import {type FileStorage, type IndexData, type IndexItem, ItemSelector, type MetadataFilter, LocalFileStorage, LocalIndex, type QueryResult} from 'vectra';
+import type {FileStorage, IndexData, IndexItem, MetadataFilter, QueryResult} from 'vectra';
+import {ItemSelector, LocalFileStorage, LocalIndex} from './vectraCore.js';
 import {CompactCodec, INDEX_FILE, type IndexHeader, type IndexInfo} from './codec.js';
 import type {IndexRecord} from './records.js';
 
@@ -87,7 +88,7 @@ export async function writeIndex(options: {dir: string; info: IndexInfo; records
 
 /** A loaded region index: Vectra's LocalIndex over the compact codec, plus the header it was read with. */
 export type OpenedIndex = {
-	readonly index: LocalIndex;
+	readonly index: InstanceType<typeof LocalIndex>;
 	readonly header: IndexHeader;
 	readonly items: readonly IndexItem[];
 };
