@@ -5,6 +5,7 @@ import type {EvidenceSource} from '../episode/engine.js';
 import {createGateway, gatewayOptions} from '../llm/gateway.js';
 import {type ModelSettings, modelFlags, requireRoles, resolveRoleSettings} from '../llm/settings.js';
 import {preflight} from '../llm/preflight.js';
+import type {Limiter} from '../llm/limiter.js';
 import {type AssistantKind, ModelRole} from '../domain/session.js';
 import type {ModelGateway} from '../llm/types.js';
 import {registerMocks} from '../mock/index.js';
@@ -54,14 +55,14 @@ export function sessionsDir(flags: Flags, io: Pick<IO, 'cwd' | 'env'>): string {
  * `roles`: the roles the command will call; one of them without a model (an endpoint other than
  * OpenAI's has no default) stops the command here, before anything runs.
  */
-export function createRuntime(input: {flags: Flags; io: IO; universe: Universe; roles?: readonly ModelRole[]}): Runtime {
+export function createRuntime(input: {flags: Flags; io: IO; universe: Universe; roles?: readonly ModelRole[]; limiter?: Limiter; quiet?: boolean}): Runtime {
 	registerMocks();
 	const {flags, io, universe} = input;
 	const workspace = workspaceDir(io.env, io.cwd);
 	const settings = resolveRoleSettings({flags, env: io.env, cwd: io.cwd});
 	requireRoles(settings, input.roles ?? ModelRole.options);
-	for (const role of input.roles ?? ModelRole.options) for (const notice of settings.roles[role].notices ?? []) io.stderr.write(`cultureconverse: ${role}: ${notice}\n`);
-	const gateway = createGateway(gatewayOptions(settings, {env: io.env, workspaceDir: workspace}));
+	if (!input.quiet) for (const role of input.roles ?? ModelRole.options) for (const notice of settings.roles[role].notices ?? []) io.stderr.write(`cultureconverse: ${role}: ${notice}\n`);
+	const gateway = createGateway({...gatewayOptions(settings, {env: io.env, workspaceDir: workspace}), ...(input.limiter ? {limiter: input.limiter} : {})});
 	const evidence = createEvidenceSource({
 		universe,
 		env: io.env,

@@ -1,16 +1,17 @@
 import {existsSync, renameSync} from 'node:fs';
-import {resumeEpisode, startEpisode} from '../app/episodes.js';
 import type {Runtime} from '../app/runtime.js';
 import type {BatchItem, BatchItemStatus, BatchManifest} from '../domain/batch.js';
-import type {Session} from '../domain/session.js';
 import {callPrice} from '../llm/pricing.js';
-import {UsageTally} from '../llm/usage.js';
+import type {Limiter} from '../llm/limiter.js';
+import {createSharedLimiter, sharedLimiterState} from '../llm/sharedLimiter.js';
+import {type UsageCall, UsageTally} from '../llm/usage.js';
+import {type Executor, inProcessExecutor, workerExecutor} from './executors.js';
+import type {ItemSettings} from './item.js';
+import type {WorkerInit} from './workerProtocol.js';
 import {readSession} from '../store/sessionStore.js';
 import {SetupBreaker, type SetupStop} from '../llm/breaker.js';
 import type {Seed} from '../domain/seed.js';
 import type {EpisodeOptions} from '../episode/createSession.js';
-import type {EpisodeEngine} from '../episode/engine.js';
-import type {EngineEvent} from '../episode/events.js';
 import type {BatchStore} from '../store/batchStore.js';
 import {errorMessage} from '../util/errors.js';
 import {eachLimited} from '../util/limited.js';
@@ -53,6 +54,11 @@ export type RunBatchInput = {
 	 * still in flight are interrupted, saved and resumable. 0 never stops. @default 3
 	 */
 	readonly stopAfter?: number;
+	/**
+	 * Worker threads to spread the items over (one shared model-call limiter across them), with what
+	 * a worker needs to build its own runtime; absent or 1 runs everything in this thread.
+	 */
+	readonly workers?: {readonly count: number; readonly init: Omit<WorkerInit, 'limiter' | 'settings'>; readonly concurrency: number; readonly adaptive: boolean; readonly onLimiter?: (limiter: Limiter) => void};
 };
 
 /** Why a batch stopped early: the same set-up failure hit `count` items in a row (`id` is the last session). */
@@ -115,10 +121,6 @@ export async function runBatch(input: RunBatchInput): Promise<RunBatchResult> {
 	// The user's Ctrl-C, or the batch's own stop after repeated set-up failures.
 	const breaker = new SetupBreaker(input.stopAfter ?? 3, input.signal);
 	const signal = breaker.signal;
-	const judgeStop = (session: Session) => {
-		if (session.status === 'completed') breaker.success();
-		else if (session.status === 'error') breaker.failure({kind: session.error?.kind, role: session.error?.role, message: session.error?.message ?? '', id: session.id});
-	};
 	const notice = (message: string) => input.onEvent?.({type: 'notice', message});
 	const writer = store.open(input.manifest, notice);
 	const manifest = writer.manifest;
@@ -127,9 +129,16 @@ export async function runBatch(input: RunBatchInput): Promise<RunBatchResult> {
 	for (const index of recoverLost(manifest, runtime, notice)) writer.update(index, {status: 'pending', threeH: null, tdq: null, clean: null, errorFlag: null, termination: null}, at());
 	const todo = itemsToRun(manifest, input.retryErrors ?? true);
 	const usage = new UsageTally((call) => callPrice(call, runtime.settings.prices));
-	const unsubscribe = runtime.gateway.onEvent((event) => {
-		if (event.type === 'call_done' || event.type === 'call_failed') usage.add(event.call);
-	});
+	const settings: ItemSettings = {episode: input.episode, ...(input.allowModelChange ? {allowModelChange: true} : {})};
+	const onCall = (call: UsageCall) => usage.add(call);
+	let executor: Executor;
+	if (input.workers && input.workers.count > 1) {
+		const limiterState = sharedLimiterState(input.workers.concurrency, input.workers.adaptive);
+		input.workers.onLimiter?.(createSharedLimiter(limiterState));
+		executor = await workerExecutor({workers: input.workers.count, parallel: input.parallel, init: {...input.workers.init, settings, limiter: limiterState}, onCall, onNotice: notice});
+	} else executor = inProcessExecutor({runtime, seedOf: input.seedOf, settings, parallel: input.parallel, signal, onCall});
+	const stopExecutor = () => executor.stop();
+	signal.addEventListener('abort', stopExecutor, {once: true});
 	// Counted as items change, so a progress line never re-reads the manifest.
 	const byStatus: Record<BatchItemStatus, number> = {pending: 0, running: 0, awaiting_assistant: 0, completed: 0, error: 0};
 	let threeHSum = 0;
@@ -163,58 +172,36 @@ export async function runBatch(input: RunBatchInput): Promise<RunBatchResult> {
 
 	const runItem = async (index: number) => {
 		const item = manifest.items[index]!;
-		const listener = (event: EngineEvent) => {
-			if (event.type === 'call_retried') input.onEvent?.({type: 'call_retried', item: manifest.items[index]!, reason: event.reason, delayMs: event.delayMs});
-		};
-		const resumed = runtime.store.exists(item.sessionId);
-		let engine: EpisodeEngine;
-		try {
-			if (resumed) {
-				engine = await resumeEpisode(runtime, item.sessionId, {allowModelChange: input.allowModelChange, streamTokens: false}, listener);
-				if (engine.session.status === 'error') await engine.retryAfterError();
-			} else {
-				engine = await startEpisode(runtime, input.seedOf(item.seedId), {...input.episode, id: item.sessionId, trial: item.trial}, listener, {streamTokens: false});
-			}
-		} catch (error) {
+		const end = await executor.run(index, item, {
+			started: (status, resumed) => input.onEvent?.({type: 'item_started', item: update(index, {status, attempts: item.attempts + 1}), resumed, progress: progress()}),
+			retried: (reason, delayMs) => input.onEvent?.({type: 'call_retried', item: manifest.items[index]!, reason, delayMs}),
+		});
+		if (end.kind === 'start_failed') {
 			const failed = update(index, {status: 'error', errorFlag: 'START_FAILED', attempts: item.attempts + 1});
-			input.onEvent?.({type: 'item_failed', item: failed, message: errorMessage(error), progress: progress()});
+			input.onEvent?.({type: 'item_failed', item: failed, message: end.message, progress: progress()});
 			return;
 		}
-		input.onEvent?.({type: 'item_started', item: update(index, {status: engine.session.status, attempts: item.attempts + 1}), resumed, progress: progress()});
-		try {
-			await engine.runToEnd(signal);
-		} catch (error) {
-			// The engine turns model failures into error flags; anything thrown here is unexpected.
-			engine.close();
-			const failed = update(index, {...fromSession(engine.session), status: 'error', errorFlag: 'INTERNAL'});
-			input.onEvent?.({type: 'item_failed', item: failed, message: errorMessage(error), progress: progress()});
+		if (end.kind === 'internal') {
+			const failed = update(index, end.patch);
+			input.onEvent?.({type: 'item_failed', item: failed, message: end.message, progress: progress()});
 			return;
 		}
-		engine.close();
-		judgeStop(engine.session);
-		const finished = update(index, fromSession(engine.session));
+		const {session} = end;
+		if (session.status === 'completed') breaker.success();
+		else if (session.status === 'error') breaker.failure({kind: session.errorKind, role: session.errorRole, message: session.errorMessage ?? '', id: session.id});
+		const finished = update(index, end.patch);
 		if (finished.status === 'completed') completed++;
-		if (!signal?.aborted || finished.status === 'completed' || finished.status === 'error') input.onEvent?.({type: 'item_finished', item: finished, progress: progress()});
+		if (!signal.aborted || finished.status === 'completed' || finished.status === 'error') input.onEvent?.({type: 'item_finished', item: finished, progress: progress()});
 	};
 
 	try {
-		await eachLimited(todo, input.parallel, signal, runItem);
+		await eachLimited(todo, executor.width, signal, runItem);
 	} finally {
-		unsubscribe();
+		signal.removeEventListener('abort', stopExecutor);
+		await executor.close();
 		breaker.dispose();
 		writer.close();
 	}
 	const unfinished = manifest.items.some((item) => item.status !== 'completed' && item.status !== 'error');
 	return {manifest, interrupted: Boolean(input.signal?.aborted) && unfinished, usage, completed, stopped: breaker.stopped};
-}
-
-function fromSession(session: Session): Partial<BatchItem> {
-	return {
-		status: session.status,
-		threeH: session.judge?.threeH ?? null,
-		tdq: session.judge?.tdq ?? null,
-		clean: session.judge?.clean ?? null,
-		errorFlag: session.error?.flag ?? null,
-		termination: session.termination?.reason ?? null,
-	};
 }

@@ -1,3 +1,4 @@
+import {availableParallelism} from 'node:os';
 import path from 'node:path';
 import {summaryOf} from './registry.js';
 import chalk from 'chalk';
@@ -14,6 +15,7 @@ import {liveLine} from '../present/liveLine.js';
 import {BatchStore} from '../store/batchStore.js';
 import {SeedSpace} from '../universe/seeds.js';
 import {ExitCode, UserError} from '../util/errors.js';
+import {workspaceDir} from '../util/paths.js';
 import {unknownMessage} from '../util/suggest.js';
 import {setupAdvice} from '../llm/advice.js';
 import {renderTable} from '../util/table.js';
@@ -46,6 +48,7 @@ export const batchCommand: Command = {
 		sampleSeed: {type: 'string', description: 'Key of the sample draw (default "0")'},
 		trials: {type: 'number', description: 'Episodes per seed, to see run-to-run noise (default 1)'},
 		parallel: {type: 'number', description: 'Episodes in flight at once (default: --concurrency, the model-call limit)'},
+		workers: {type: 'string', description: 'Threads to spread the episodes over, sharing one model-call limit: a number, or auto (every core once --parallel reaches 16; default)'},
 		// Without defaults: on a rerun, only flags the user typed may be compared with the batch's own.
 		lang: withoutDefault(episodeFlags.lang),
 		mode: withoutDefault(episodeFlags.mode),
@@ -142,14 +145,17 @@ async function runOrResume(context: CommandContext): Promise<number> {
 
 	await runtime.check(roles);
 	const todo = itemsToRun(manifest, !flags['skipErrors']).length;
-	const parallel = wholeFlag(flags, 'parallel', {min: 1, max: 256}, runtime.settings.concurrency);
+	const parallel = wholeFlag(flags, 'parallel', {min: 1, max: 1024}, runtime.settings.concurrency);
+	const workers = workerCount(flags['workers'], parallel, todo);
 	const mode = flags['jsonl'] ? 'jsonl' : flags['json'] ? 'json' : 'text';
 	if (mode === 'text') {
 		if (runtime.settings.offline) io.stderr.write(chalk.yellow('Offline mock provider: no model endpoint is configured (set OPENAI_BASE_URL / OPENAI_API_KEY). Output is deterministic filler, not a measurement.\n'));
-		io.stderr.write(`Batch ${name}: ${manifest.items.length} item(s), ${todo} to run, ${parallel} at a time; manifest ${store.fileFor(name)}\n`);
+		io.stderr.write(`Batch ${name}: ${manifest.items.length} item(s), ${todo} to run, ${parallel} at a time${workers > 1 ? ` on ${workers} threads` : ''}; manifest ${store.fileFor(name)}\n`);
 	}
 	const started = Date.now();
-	const progress = progressPrinter(io, live, mode, name, () => runtime.gateway.concurrency());
+	// The width the progress line shows: the batch's shared limiter when it runs on several threads.
+	let width = () => runtime.gateway.concurrency();
+	const progress = progressPrinter(io, live, mode, name, () => width());
 	const result = await runBatch({
 		runtime,
 		store,
@@ -162,6 +168,17 @@ async function runOrResume(context: CommandContext): Promise<number> {
 		signal: io.signal,
 		onEvent: progress,
 		stopAfter: wholeFlag(flags, 'stopAfter', {min: 0, max: 1_000_000}, 3),
+		...(workers > 1
+			? {
+					workers: {
+						count: workers,
+						concurrency: runtime.settings.concurrency,
+						adaptive: runtime.settings.adaptiveConcurrency,
+						init: {flags: {...flags, sessionsDir: store.sessionsDir}, env: io.env, cwd: io.cwd, universe: universeLocation(io)},
+						onLimiter: (limiter) => (width = () => ({limit: limiter.limit, max: limiter.max})),
+					},
+				}
+			: {}),
 	});
 	progress.done();
 	const summary = summarizeBatch(result.manifest);
@@ -242,4 +259,25 @@ async function listBatches(context: CommandContext): Promise<number> {
 		{header: 'UPDATED', value: (row) => row.updatedAt.slice(0, 16).replace('T', ' ')},
 	]));
 	return ExitCode.ok;
+}
+
+/**
+ * Threads for a batch: `--workers N`, or auto: every core once 16 or more episodes are in flight (a
+ * thread's share of the model-call work then keeps it busy), and never more threads than items.
+ */
+export function workerCount(flag: unknown, parallel: number, todo: number): number {
+	if (flag !== undefined && flag !== 'auto') {
+		const n = Number(flag);
+		if (!Number.isInteger(n) || n < 1 || n > 64) throw new UserError(`--workers must be a whole number from 1 to 64, or auto (got '${String(flag)}').`);
+		return Math.max(1, Math.min(n, todo));
+	}
+	if (parallel < 16) return 1;
+	return Math.max(1, Math.min(availableParallelism(), Math.floor(parallel / 8), todo));
+}
+
+function universeLocation(io: IO): {kbDir?: string; userTemplatesDir: string} {
+	return {
+		...(io.env['CULTURECONVERSE_KB_DIR'] ? {kbDir: path.resolve(io.cwd, io.env['CULTURECONVERSE_KB_DIR'])} : {}),
+		userTemplatesDir: path.join(workspaceDir(io.env, io.cwd), 'templates'),
+	};
 }

@@ -5,7 +5,7 @@ import type {CallRecord, ModelRole, ProviderKind, RoleSettings} from '../domain/
 import {type ResponseCache, createFileCache} from './cache.js';
 import {type CallContext, CallRun} from './callRun.js';
 import {MODEL_DEFAULTS} from './config.js';
-import {createLimiter} from './limiter.js';
+import {type Limiter, createLimiter} from './limiter.js';
 import {createMockProvider} from './mockProvider.js';
 import {createOpenAIProvider} from './openaiProvider.js';
 import type {Provider} from './provider.js';
@@ -45,6 +45,8 @@ export type GatewayOptions = {
 	readonly newId?: () => string;
 	/** Pause between the mock provider's streamed words, in ms (from CULTURECONVERSE_MOCK_PACE_MS). @default 0 */
 	readonly mockTokenDelayMs?: number;
+	/** A limiter to share (one budget across the threads of a batch); default: a limiter of this gateway's own. */
+	readonly limiter?: Limiter;
 };
 
 /** Gateway options from resolved settings plus the run's environment. */
@@ -70,7 +72,7 @@ export function createGateway(options: GatewayOptions): ModelGateway {
 	const newId = options.newId ?? randomUUID;
 	const policy: RetryPolicy = {...MODEL_DEFAULTS.retry, ...options.retry};
 	const validationRetries = options.validationRetries ?? MODEL_DEFAULTS.validationRetries;
-	const limiter = createLimiter(options.concurrency ?? MODEL_DEFAULTS.concurrency, {adaptive: options.adaptiveConcurrency ?? true});
+	const limiter = options.limiter ?? createLimiter(options.concurrency ?? MODEL_DEFAULTS.concurrency, {adaptive: options.adaptiveConcurrency ?? true});
 	const cache: ResponseCache | null = options.cache === false ? null : createFileCache(path.join(options.workspaceDir, 'cache'));
 	let recorder: Recorder | null = null;
 	const record = options.record ?? null;

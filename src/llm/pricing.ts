@@ -48,7 +48,7 @@ export function estimateCost(calls: readonly CallRecord[], prices: Readonly<Reco
 }
 
 /** The price of one billable call, or null for a model with no known price. */
-export function callPrice(call: CallRecord, prices: Readonly<Record<string, Price>> = {}): number | null {
+export function callPrice(call: Pick<CallRecord, 'model' | 'tokens'>, prices: Readonly<Record<string, Price>> = {}): number | null {
 	const price = prices[call.model] ?? DEFAULT_PRICES[call.model] ?? prices[bareModel(call.model)] ?? DEFAULT_PRICES[bareModel(call.model)];
 	return price ? (call.tokens.prompt * price.input + call.tokens.completion * price.output) / 1_000_000 : null;
 }

@@ -76,6 +76,13 @@ export function summarizeCalls(calls: readonly CallRecord[]): UsageSummary {
 	return {calls: calls.length, failed, cached, mock, attempts, tokens, billableTokens, latencyMs, estimatedCalls};
 }
 
+/** What a tally reads of a call record (all a worker thread sends of one). */
+export type UsageCall = Pick<CallRecord, 'ok' | 'cached' | 'provider' | 'tokensEstimated' | 'attempts' | 'validationRetries' | 'latencyMs' | 'tokens' | 'model'>;
+
+export function usageCall(call: CallRecord): UsageCall {
+	return {ok: call.ok, cached: call.cached, provider: call.provider, tokensEstimated: call.tokensEstimated, attempts: call.attempts, validationRetries: call.validationRetries, latencyMs: call.latencyMs, tokens: call.tokens, model: call.model};
+}
+
 /**
  * Usage summed call by call, keeping no records: a batch of any length holds a few numbers, not
  * 0.44 MB of call records an episode. Costs are priced as calls arrive.
@@ -95,9 +102,9 @@ export class UsageTally {
 	estimatedUsd = 0;
 	unpriced = 0;
 
-	constructor(private readonly price: (call: CallRecord) => number | null = () => null) {}
+	constructor(private readonly price: (call: UsageCall) => number | null = () => null) {}
 
-	add(call: CallRecord): void {
+	add(call: UsageCall): void {
 		this.calls++;
 		if (!call.ok) this.failed++;
 		if (call.cached) this.cached++;

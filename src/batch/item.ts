@@ -1,0 +1,83 @@
+import {resumeEpisode, startEpisode} from '../app/episodes.js';
+import type {Runtime} from '../app/runtime.js';
+import type {BatchItem} from '../domain/batch.js';
+import type {Seed} from '../domain/seed.js';
+import type {ModelRole, Session, SessionStatus} from '../domain/session.js';
+import type {EpisodeOptions} from '../episode/createSession.js';
+import type {EpisodeEngine} from '../episode/engine.js';
+import type {EngineEvent} from '../episode/events.js';
+import {errorMessage} from '../util/errors.js';
+
+/*
+ * One batch item, start to end, on whatever thread runs it: the in-process runner and the worker
+ * threads of a multi-core batch both call `executeItem`, and only the coordinator writes the batch
+ * journal, from what this returns.
+ */
+
+export type ItemSettings = {
+	/** The episode settings of every item (the id is the item's own). */
+	readonly episode: Omit<EpisodeOptions, 'id'>;
+	readonly allowModelChange?: boolean;
+};
+
+/** How an item's episode ended, as the coordinator needs it (everything serialisable). */
+export type ItemEnd =
+	/** It could not even start or resume (a damaged session file, a lock held elsewhere). */
+	| {readonly kind: 'start_failed'; readonly message: string}
+	/** The engine threw: a bug, not a model failure. */
+	| {readonly kind: 'internal'; readonly patch: Partial<BatchItem>; readonly message: string}
+	| {readonly kind: 'done'; readonly patch: Partial<BatchItem>; readonly session: {readonly id: string; readonly status: SessionStatus; readonly errorKind?: string; readonly errorRole?: ModelRole; readonly errorMessage?: string}};
+
+export type ItemHooks = {
+	readonly started: (status: SessionStatus, resumed: boolean) => void;
+	readonly retried: (reason: string, delayMs: number) => void;
+};
+
+/** What a batch item records from its session when the episode stops. */
+export function itemPatch(session: Session): Partial<BatchItem> {
+	return {
+		status: session.status,
+		threeH: session.judge?.threeH ?? null,
+		tdq: session.judge?.tdq ?? null,
+		clean: session.judge?.clean ?? null,
+		errorFlag: session.error?.flag ?? null,
+		termination: session.termination?.reason ?? null,
+	};
+}
+
+/**
+ * Starts (or resumes, retrying a failed step) the item's episode and runs it to its end or until
+ * `signal` stops it. The session is released when the episode stops, so nothing of it stays in memory.
+ */
+export async function executeItem(runtime: Runtime, item: BatchItem, seedOf: (seedId: string) => Seed, settings: ItemSettings, signal: AbortSignal, hooks: ItemHooks): Promise<ItemEnd> {
+	const listener = (event: EngineEvent) => {
+		if (event.type === 'call_retried') hooks.retried(event.reason, event.delayMs);
+	};
+	const resumed = runtime.store.exists(item.sessionId);
+	let engine: EpisodeEngine;
+	try {
+		if (resumed) {
+			// Nobody watches tokens in a batch: whole replies cost the harness less than a stream of events.
+			engine = await resumeEpisode(runtime, item.sessionId, {allowModelChange: settings.allowModelChange, streamTokens: false}, listener);
+			if (engine.session.status === 'error') await engine.retryAfterError();
+		} else {
+			engine = await startEpisode(runtime, seedOf(item.seedId), {...settings.episode, id: item.sessionId, trial: item.trial}, listener, {streamTokens: false});
+		}
+	} catch (error) {
+		return {kind: 'start_failed', message: errorMessage(error)};
+	}
+	hooks.started(engine.session.status, resumed);
+	try {
+		await engine.runToEnd(signal);
+	} catch (error) {
+		engine.close();
+		return {kind: 'internal', patch: {...itemPatch(engine.session), status: 'error', errorFlag: 'INTERNAL'}, message: errorMessage(error)};
+	}
+	engine.close();
+	const session = engine.session;
+	return {
+		kind: 'done',
+		patch: itemPatch(session),
+		session: {id: session.id, status: session.status, ...(session.error?.kind ? {errorKind: session.error.kind} : {}), ...(session.error?.role ? {errorRole: session.error.role} : {}), ...(session.error ? {errorMessage: session.error.message} : {})},
+	};
+}
