@@ -176,7 +176,7 @@ describe('batch: bad input', () => {
 		h.fake.setHandler(scriptedModel());
 		const cases: Array<[string[], RegExp]> = [
 			[['--name', 'x', '--human', '--region', 'BN'], /Unknown option '--human'/],
-			[['--name', 'x', '--region', 'BN', '--parallel', '0'], /--parallel must be a whole number from 1 to 256/],
+			[['--name', 'x', '--region', 'BN', '--parallel', '0'], /--parallel must be a whole number from 1 to 1024/],
 			[['--name', 'x', '--region', 'XX'], /Unknown region 'XX'/],
 			[['--name', 'x', '--region', 'BN', '--sample', '0'], /--sample must be a whole number/],
 			[['--name', 'x', '--region', 'BN', '--seed-file', 'seeds.txt'], /--seed-file lists the seeds itself/],

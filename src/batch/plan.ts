@@ -25,7 +25,8 @@ export function readSeedFile(file: string, space: SeedSpace): Seed[] {
 			try {
 				seed = space.get(line);
 			} catch (error) {
-				throw new UserError(`${file}:${index + 1}: ${(error as Error).message}`);
+				// A line may be anything (a 50 MB line was once echoed whole): the message quotes at most 200 characters.
+				throw new UserError(`${file}:${index + 1}: ${(error as Error).message.length > 300 ? `${(error as Error).message.slice(0, 300)}…` : (error as Error).message}`);
 			}
 			if (seen.has(seed.id)) throw new UserError(`${file}:${index + 1}: seed ${seed.id} is listed twice.`);
 			seen.add(seed.id);

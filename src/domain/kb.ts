@@ -23,7 +23,7 @@ export const CulturalEntry = z.strictObject({
 	/** Subdomain ids (e.g. "culinary.dietary-rules") the passage is about; retrieval uses them as a topical prior. */
 	subdomains: z.array(z.string()).optional(),
 	title: z.string().min(3),
-	text: z.string().min(20),
+	text: z.string().min(20).max(20_000, 'a passage may have at most 20,000 characters (split longer texts: `kb import --format wikipedia` chunks articles)'),
 	source: z.string().min(3),
 	provenance: Provenance.optional(),
 });
@@ -37,8 +37,8 @@ export const TabooEntry = z.strictObject({
 	category: DomainId,
 	/** Subdomain ids of the category the entry bears on (e.g. "ritual.death-mourning"); a topical prior for retrieval. */
 	subdomains: z.array(z.string()).optional(),
-	action: z.string().min(5),
-	explanation: z.string().min(10),
+	action: z.string().min(5).max(1000, 'an action may have at most 1,000 characters'),
+	explanation: z.string().min(10).max(5000, 'an explanation may have at most 5,000 characters'),
 	severity: Severity,
 	source: z.string().min(3),
 	tags: z.array(Tag).optional(),

@@ -47,7 +47,7 @@ export const Norm = z.strictObject({
 	region: RegionCode.nullable(),
 	/** Identity ids of `region` it is specific to; empty = the whole culture. */
 	identities: z.array(z.string()),
-	text: z.string().min(10).describe('the norm as one or two plain sentences'),
+	text: z.string().min(10).max(2000, 'a norm may have at most 2,000 characters: it is one or two sentences').describe('the norm as one or two plain sentences'),
 	type: z.enum(['prescriptive', 'proscriptive']).describe('prescriptive: something expected; proscriptive: something to avoid'),
 	category: NormCategory,
 	/** Where it came from: a KB entry id, or a data set and its row. */

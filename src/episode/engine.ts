@@ -8,6 +8,7 @@ import {sampleOf} from '../llm/sample.js';
 import {blueprintContextFor, generateBlueprint} from '../pipeline/blueprint.js';
 import {generateShards} from '../pipeline/shards.js';
 import {StageError} from '../pipeline/stageError.js';
+import {UserError} from '../util/errors.js';
 import {loadStyles, openerDirective, pickOpeners, pickResponseStyle, type StylePools} from '../pipeline/styles.js';
 import type {SessionStore} from '../store/sessionStore.js';
 import type {Universe} from '../universe/load.js';
@@ -46,6 +47,9 @@ export type StepResult = {
 	/** True when the step stopped to wait for a human assistant's reply. */
 	readonly awaiting: boolean;
 };
+
+/** The longest reply a person playing the assistant may send (about 25 pages). */
+export const MAX_HUMAN_REPLY = 100_000;
 
 /** Raised inside a step to end the episode with an error flag; caught by step(). */
 class EpisodeFailure extends Error {
@@ -112,6 +116,9 @@ export class EpisodeEngine {
 	submitHumanReply(text: string): void {
 		if (this.current.config.assistant !== 'human') throw new Error('this episode has no human assistant');
 		if (text.trim().length === 0) throw new Error('the reply is empty');
+		// Every later prompt repeats the transcript: one enormous reply once grew a session to 500 MB in
+		// five steps and wedged it for good. Refused where it enters, with the limit named.
+		if (text.length > MAX_HUMAN_REPLY) throw new UserError(`the reply is ${text.length.toLocaleString('en')} characters long; a reply may have at most ${MAX_HUMAN_REPLY.toLocaleString('en')}`);
 		this.pendingHuman = text;
 	}
 
