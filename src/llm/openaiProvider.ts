@@ -4,6 +4,7 @@ import type {ModelRole, RoleSettings, TokenUsage} from '../domain/session.js';
 import {wireRules} from './modelFamily.js';
 import type {Exchange, FinishReason, Provider, RawReply} from './provider.js';
 import {assertNever} from './structured.js';
+import {httpFetch} from './httpFetch.js';
 
 /** Where requests go when a role has no base URL (passed explicitly so the SDK never reads process.env itself). */
 export const OPENAI_BASE_URL = 'https://api.openai.com/v1';
@@ -210,7 +211,7 @@ function callHeaders(exchange: Pick<Exchange, 'role' | 'stage'>): Record<string,
  * Both are rewrapped here so every server's message reaches the user.
  */
 export const normalisingFetch: typeof fetch = async (input, init) => {
-	const response = await fetch(input, init);
+	const response = await httpFetch(input, init);
 	if (response.ok) return response;
 	const text = await response.text();
 	let body: unknown;
