@@ -73,7 +73,7 @@ function start(model: Model, args: readonly string[]): Running {
 	return {child, pid: child.pid!, ended};
 }
 
-async function waitFor(condition: () => boolean, what: string, timeoutMs = 30_000): Promise<void> {
+async function waitFor(condition: () => boolean, what: string, timeoutMs = 90_000): Promise<void> {
 	const deadline = Date.now() + timeoutMs;
 	while (!condition()) {
 		if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
@@ -126,7 +126,7 @@ describe('locks', {concurrency: true}, () => {
 		assert.equal(existsSync(lock), false);
 	});
 
-	it('two resumes of one session: one runs to the end, the other exits 2 naming the holder', async () => {
+	it('two resumes of one session: one runs to the end (taking over a dead process\'s lock, said so), the other exits 2 naming the holder', async () => {
 		const sessions = path.join(dir, 'run-sessions');
 		mkdirSync(sessions, {recursive: true});
 		// An interrupted episode first: stopped (SIGTERM) while its first call waits.
@@ -143,6 +143,9 @@ describe('locks', {concurrency: true}, () => {
 		const lock = path.join(sessions, `${id}.lock`);
 		assert.equal(existsSync(lock), false, 'an interrupted run lets go of its session');
 
+		// As a crash would leave it: the session's lock held by a process that is gone.
+		const dead = deadPid();
+		writeFileSync(lock, JSON.stringify({pid: dead, host: HOST, since: '2026-01-01T00:00:00.000Z', what: `session ${id}`}));
 		const calling = requestsFor(model);
 		const first = start(model, ['run', '--resume', id, '--sessions-dir', sessions, '--json']);
 		await waitFor(() => lockHolder(lock) === first.pid && requestsFor(model) > calling, 'the first resume to hold the session and wait on a call');
@@ -153,6 +156,7 @@ describe('locks', {concurrency: true}, () => {
 		const done = await first.ended;
 		assert.equal(done.code, 0, done.stderr);
 		assert.equal((JSON.parse(done.stdout) as {status: string}).status, 'completed');
+		assert.match(done.stderr, new RegExp(`took over the lock of session ${escape(id)} left by process ${dead} on ${escape(HOST)} \\(no longer running\\)`));
 		const session = readSession(path.join(sessions, `${id}.json`));
 		assert.equal(session.status, 'completed');
 		assert.equal(new Set(session.steps.map((step) => step.n)).size, session.steps.length, 'one writer: every step once');

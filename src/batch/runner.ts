@@ -125,10 +125,10 @@ function recoverLost(manifest: BatchManifest, runtime: Runtime, notice: (message
  */
 export async function runBatch(input: RunBatchInput): Promise<RunBatchResult> {
 	const {runtime, store} = input;
-	// The user's Ctrl-C, or the batch's own stop after repeated set-up failures.
-	const breaker = new SetupBreaker(input.stopAfter ?? 3, input.signal);
 	const notice = (message: string) => input.onEvent?.({type: 'notice', message});
 	const writer = store.open(input.manifest, notice);
+	// The user's Ctrl-C, or the batch's own stop after repeated set-up failures.
+	const breaker = new SetupBreaker(input.stopAfter ?? 3, input.signal);
 	try {
 		return await runOpen(input, writer, breaker, notice);
 	} finally {
