@@ -77,5 +77,6 @@ export function createRuntime(input: {flags: Flags; io: IO; universe: Universe; 
 		await preflight(settings, roles, {env: io.env, warn: (message) => io.stderr.write(`cultureconverse: ${message}\n`)});
 		checked.add(key);
 	};
-	return {universe, settings, gateway, store: new SessionStore(sessionsDir(flags, io)), evidence: evidence.source, embedderId: evidence.embedderId, workspace, check};
+	// A stale session lock taken over is said (on a worker thread, stderr reaches the coordinator as a notice).
+	return {universe, settings, gateway, store: new SessionStore(sessionsDir(flags, io), {onNotice: (message) => io.stderr.write(`cultureconverse: ${message}\n`)}), evidence: evidence.source, embedderId: evidence.embedderId, workspace, check};
 }

@@ -12,7 +12,7 @@ import {readSession} from '../store/sessionStore.js';
 import {SetupBreaker, type SetupStop} from '../llm/breaker.js';
 import type {Seed} from '../domain/seed.js';
 import type {EpisodeOptions} from '../episode/createSession.js';
-import type {BatchStore} from '../store/batchStore.js';
+import type {BatchStore, BatchWriter} from '../store/batchStore.js';
 import {errorMessage} from '../util/errors.js';
 import {eachLimited} from '../util/limited.js';
 
@@ -31,7 +31,12 @@ export type BatchEvent =
 	| {readonly type: 'item_failed'; readonly item: BatchItem; readonly message: string; readonly progress: BatchProgress}
 	| {readonly type: 'call_retried'; readonly item: BatchItem; readonly reason: string; readonly delayMs: number}
 	/** Something the run noticed once (a session file set aside, a stale lock taken over). */
-	| {readonly type: 'notice'; readonly message: string};
+	| {readonly type: 'notice'; readonly message: string}
+	/**
+	 * The batch is this run's (its lock taken) and lost sessions are back in the plan: what will run,
+	 * on how many threads. Sent once, before any item starts.
+	 */
+	| {readonly type: 'planned'; readonly total: number; readonly todo: number; readonly recovered: number; readonly threads: number};
 
 export type RunBatchInput = {
 	readonly runtime: Runtime;
@@ -105,6 +110,8 @@ function recoverLost(manifest: BatchManifest, runtime: Runtime, notice: (message
 		if (item.status === 'pending') return;
 		const file = runtime.store.fileFor(item.sessionId);
 		if (!runtime.store.exists(item.sessionId)) {
+			// Said, so a rerun never looks like "0 to run" while it quietly redoes work (or seems to skip it).
+			notice(`session ${item.sessionId} is missing although the batch had it ${item.errorFlag ?? item.status}; run again`);
 			lost.push(index);
 			return;
 		}
@@ -131,24 +138,39 @@ function recoverLost(manifest: BatchManifest, runtime: Runtime, notice: (message
  */
 export async function runBatch(input: RunBatchInput): Promise<RunBatchResult> {
 	const {runtime, store} = input;
-	// The user's Ctrl-C, or the batch's own stop after repeated set-up failures.
-	const breaker = new SetupBreaker(input.stopAfter ?? 3, input.signal);
-	const signal = breaker.signal;
 	const notice = (message: string) => input.onEvent?.({type: 'notice', message});
 	const writer = store.open(input.manifest, notice);
+	// The user's Ctrl-C, or the batch's own stop after repeated set-up failures.
+	const breaker = new SetupBreaker(input.stopAfter ?? 3, input.signal);
+	try {
+		return await runOpen(input, writer, breaker, notice);
+	} finally {
+		breaker.dispose();
+		// The snapshot and the lock's release, also when the run could not even start its threads.
+		writer.close();
+	}
+}
+
+async function runOpen(input: RunBatchInput, writer: BatchWriter, breaker: SetupBreaker, notice: (message: string) => void): Promise<RunBatchResult> {
+	const {runtime} = input;
+	const signal = breaker.signal;
 	const manifest = writer.manifest;
 	const now = input.now ?? (() => new Date());
 	const at = () => now().toISOString();
-	for (const index of recoverLost(manifest, runtime, notice)) writer.update(index, {status: 'pending', threeH: null, tdq: null, clean: null, errorFlag: null, termination: null}, at());
+	const recovered = recoverLost(manifest, runtime, notice);
+	for (const index of recovered) writer.update(index, {status: 'pending', threeH: null, tdq: null, clean: null, errorFlag: null, termination: null}, at());
 	const todo = itemsToRun(manifest, input.retryErrors ?? true);
+	// Never more threads than items, counted after recovery (before it, a rerun of lost items looked like nothing to do).
+	const threads = input.workers ? Math.max(1, Math.min(input.workers.count, todo.length)) : 1;
+	input.onEvent?.({type: 'planned', total: manifest.items.length, todo: todo.length, recovered: recovered.length, threads});
 	const usage = new UsageTally((call) => callPrice(call, runtime.settings.prices));
 	const settings: ItemSettings = {episode: input.episode, ...(input.allowModelChange ? {allowModelChange: true} : {})};
 	const onCall = (call: UsageCall) => usage.add(call);
 	let executor: Executor;
-	if (input.workers && input.workers.count > 1) {
+	if (input.workers && threads > 1) {
 		const limiterState = sharedLimiterState(input.workers.concurrency, input.workers.adaptive);
 		input.workers.onLimiter?.(createSharedLimiter(limiterState));
-		executor = await workerExecutor({workers: input.workers.count, parallel: input.parallel, init: {...input.workers.init, settings, limiter: limiterState}, onCall, onNotice: notice});
+		executor = await workerExecutor({workers: threads, parallel: input.parallel, init: {...input.workers.init, settings, limiter: limiterState}, onCall, onNotice: notice});
 	} else executor = inProcessExecutor({runtime, seedOf: input.seedOf, settings, parallel: input.parallel, signal, onCall});
 	const stopExecutor = () => executor.stop();
 	signal.addEventListener('abort', stopExecutor, {once: true});
@@ -219,8 +241,6 @@ export async function runBatch(input: RunBatchInput): Promise<RunBatchResult> {
 	} finally {
 		signal.removeEventListener('abort', stopExecutor);
 		await executor.close();
-		breaker.dispose();
-		writer.close();
 	}
 	const unfinished = manifest.items.some((item) => item.status !== 'completed' && item.status !== 'error');
 	return {manifest, interrupted: Boolean(input.signal?.aborted) && unfinished, usage, completed, stopped: breaker.stopped};

@@ -5,7 +5,7 @@ import chalk from 'chalk';
 import {episodeOptionsFromFlags} from '../app/episodes.js';
 import {createRuntime, episodeRoles, type Runtime, runtimeFlags, sessionsDir} from '../app/runtime.js';
 import {checkBatchName, planItems, selectSeeds, variantsOf} from '../batch/plan.js';
-import {itemsToRun, runBatch} from '../batch/runner.js';
+import {type BatchEvent, runBatch} from '../batch/runner.js';
 import {type BatchSummary, summarizeBatch} from '../batch/summary.js';
 import {type BatchEpisodeConfig, BatchManifest, type BatchSelection} from '../domain/batch.js';
 import {registerSchema} from '../domain/registry.js';
@@ -157,18 +157,21 @@ async function runOrResume(context: CommandContext): Promise<number> {
 	}
 
 	await runtime.check(roles);
-	const todo = itemsToRun(manifest, !flags['skipErrors']).length;
 	const parallel = wholeFlag(flags, 'parallel', {min: 1, max: 1024}, runtime.settings.concurrency);
-	const workers = workerCount(flags['workers'], parallel, todo);
+	// Bounded by the plan here; the runner narrows it to the items left once it holds the batch.
+	const workers = workerCount(flags['workers'], parallel, manifest.items.length);
 	const mode = flags['jsonl'] ? 'jsonl' : flags['json'] ? 'json' : 'text';
-	if (mode === 'text') {
-		if (runtime.settings.offline) io.stderr.write(chalk.yellow('Offline mock provider: no model endpoint is configured (set OPENAI_BASE_URL / OPENAI_API_KEY). Output is deterministic filler, not a measurement.\n'));
-		io.stderr.write(`Batch ${name}: ${manifest.items.length} item(s), ${todo} to run, ${parallel} at a time${workers > 1 ? ` on ${workers} threads` : ''}; manifest ${store.fileFor(name)}\n`);
-	}
+	if (mode === 'text' && runtime.settings.offline) io.stderr.write(chalk.yellow('Offline mock provider: no model endpoint is configured (set OPENAI_BASE_URL / OPENAI_API_KEY). Output is deterministic filler, not a measurement.\n'));
 	const started = Date.now();
 	// The width the progress line shows: the batch's shared limiter when it runs on several threads.
 	let width = () => runtime.gateway.concurrency();
-	const progress = progressPrinter(io, live, mode, name, () => width());
+	const printer = progressPrinter(io, live, mode, name, () => width());
+	// What will run is known once the runner holds the batch's lock and has put lost sessions back in
+	// the plan: said then, so a second runner says nothing about items it will never run.
+	const progress = Object.assign((event: BatchEvent) => {
+		if (event.type === 'planned' && mode === 'text') live.stream.write(`Batch ${name}: ${event.total} item(s), ${event.todo} to run${event.recovered > 0 ? ` (${event.recovered} lost or unreadable, run again)` : ''}, ${parallel} at a time${event.threads > 1 ? ` on ${event.threads} threads` : ''}; manifest ${store.fileFor(name)}\n`);
+		printer(event);
+	}, {done: () => printer.done()});
 	const result = await runBatch({
 		runtime,
 		store,

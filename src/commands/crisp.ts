@@ -19,7 +19,7 @@ import {summarizeEvals} from '../situated/summary.js';
 import {ExitCode, UserError} from '../util/errors.js';
 import {unknownMessage} from '../util/suggest.js';
 import {bestOfN, calibrateRewards, pairs, samples, sft} from './crispData.js';
-import {cultureFilter, files, readEvals, readItems, splitFlag, spreadNorms} from './crispFiles.js';
+import {cultureFilter, files, lockFile, readEvals, readItems, splitFlag, spreadNorms} from './crispFiles.js';
 import {extract, listNorms, selectNorms, trapNote} from './crispNorms.js';
 import {callContext, groundingSource, reportStop, rewardSelector} from './crispRuntime.js';
 import {wholeFlag} from './flagValues.js';
@@ -124,10 +124,21 @@ async function build(context: CommandContext): Promise<number> {
 	const selection = selectNorms(context);
 	const norms = split === 'any' ? selection.norms : selection.norms.filter((norm) => normSplit(norm.id) === split);
 	if (norms.length === 0) throw new UserError('No norm matches these flags (see `cultureconverse crisp norms`).');
-	const trapNorms = norms.filter(selection.isTrap).length;
 	const chronotopes = wholeFlag(flags, 'chronotopes', {min: 1, max: 10}, 3);
 	const maxRounds = wholeFlag(flags, 'maxRounds', {min: 1, max: 20}, DEFAULT_MAX_ROUNDS);
 	const {items: file} = files(flags, io);
+	const lock = lockFile(file, io);
+	try {
+		return await buildLocked(context, {file, norms, trapNorms: norms.filter(selection.isTrap).length, chronotopes, maxRounds});
+	} finally {
+		lock.release();
+	}
+}
+
+async function buildLocked(context: CommandContext, input: {file: string; norms: Norm[]; trapNorms: number; chronotopes: number; maxRounds: number}): Promise<number> {
+	const {flags, io} = context;
+	const {file, norms, trapNorms, chronotopes, maxRounds} = input;
+	// Read under the lock: what is already in the file is not built again.
 	const existing = readItems(file, io, context.universe());
 	const {runtime, call, calls, breaker, parallel} = await callContext(context, ['generator', 'validator']);
 	if (trapNorms > 0 && !flags['json']) io.stderr.write(chalk.yellow(`${trapNote(trapNorms, norms.length)}\n`));
@@ -176,7 +187,17 @@ function show({args, flags, io, universe}: CommandContext): number {
 	return ExitCode.ok;
 }
 
+/** One evaluating process per evaluations file, as for items (see lockFile). */
 async function evaluate(context: CommandContext): Promise<number> {
+	const lock = lockFile(files(context.flags, context.io).evals, context.io);
+	try {
+		return await evaluateLocked(context);
+	} finally {
+		lock.release();
+	}
+}
+
+async function evaluateLocked(context: CommandContext): Promise<number> {
 	const {flags, io} = context;
 	const universe = context.universe();
 	const {items: itemsFile, evals: evalsFile} = files(flags, io);

@@ -1,3 +1,4 @@
+import {mkdirSync} from 'node:fs';
 import path from 'node:path';
 import type {z} from 'zod';
 import {sessionsDir} from '../app/runtime.js';
@@ -6,6 +7,7 @@ import type {RegionCode} from '../domain/universe.js';
 import {cultureKey, matchesCulture} from '../situated/cultures.js';
 import {latestById, readJsonl} from '../situated/jsonl.js';
 import {regionNamer, upgradeEval, upgradeItem} from '../situated/legacy.js';
+import {type Lock, acquireLock} from '../store/lock.js';
 import {UserError} from '../util/errors.js';
 import {fnv1a} from '../util/hash.js';
 import type {Universe} from '../universe/load.js';
@@ -20,6 +22,17 @@ export const files = (flags: Flags, io: IO) => {
 	const pick = (name: string, fallback: string) => (typeof flags[name] === 'string' ? path.resolve(io.cwd, flags[name]) : path.join(base, fallback));
 	return {items: pick('items', 'items.jsonl'), evals: pick('evals', 'evals.jsonl'), base};
 };
+
+/**
+ * One writer per items or evaluations file (`<file>.lock` beside it): two builds of one items file
+ * once built 283 of 300 items twice, each reading the file before the other had appended. Taken
+ * before the file is read; a second writer exits 2 naming the holder; a dead holder's lock is taken
+ * over and said so on stderr.
+ */
+export function lockFile(file: string, io: IO): Lock {
+	mkdirSync(path.dirname(file), {recursive: true});
+	return acquireLock(`${file}.lock`, file, (previous) => io.stderr.write(`cultureconverse: took over the lock of ${file} left by process ${previous.pid} on ${previous.host} (no longer running)\n`));
+}
 
 /** The --region flags (repeatable), checked; null when none was given. */
 export function regions(flags: Flags): ReadonlySet<RegionCode> | null {

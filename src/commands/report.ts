@@ -9,7 +9,7 @@ import {wholeFlag} from './flagValues.js';
 import {agreement} from './reportAgreement.js';
 import {viewerFolder, writeReportHtml} from './reportHtml.js';
 import {paired} from './reportPaired.js';
-import {bootstrapSeed, chooseSessions} from './reportSelection.js';
+import {bootstrapSeed, chooseWithLost, lostLine} from './reportSelection.js';
 import {noise, scores, setups, traps} from './reportSpread.js';
 import {sessionFilterFlags} from './sessions.js';
 import {type Command, type Flags, write, writeJson} from './types.js';
@@ -58,13 +58,13 @@ export const reportCommand: Command = {
 		if (sub !== undefined) throw new UserError(unknownMessage('report', sub, SUBREPORTS, 'Run `cultureconverse report --help`.'));
 		const format = typeof flags['format'] === 'string' ? flags['format'] : 'text';
 		if (!(FORMATS as readonly string[]).includes(format)) throw new UserError(unknownMessage('format', format, FORMATS));
-		const {report, chosen, resamples} = mainReport(flags, io);
+		const {report, chosen, lost, resamples} = mainReport(flags, io);
 		if (typeof flags['html'] === 'string') {
-			const written = writeReportHtml({flags, io, file: path.resolve(io.cwd, flags['html']), report, chosen, resamples});
+			const written = writeReportHtml({flags, io, file: path.resolve(io.cwd, flags['html']), report, chosen, lost, resamples});
 			io.stderr.write(`Wrote ${written.file} (${Math.round(written.bytes / 1024)} KB${written.pages > 0 ? `, and ${written.pages} session page(s) in ${viewerFolder(written.file)}/` : ''}) in ${(written.ms / 1000).toFixed(1)} s\n`);
 		}
 		if (flags['json']) {
-			writeJson(io, {...report, sessions: chosen.length, resamples, confidence: 0.95});
+			writeJson(io, {...report, sessions: chosen.length, lost, resamples, confidence: 0.95});
 			return ExitCode.ok;
 		}
 		for (const note of report.notes) io.stderr.write(`Note: ${note}\n`);
@@ -75,7 +75,8 @@ export const reportCommand: Command = {
 			if (format === 'markdown') write(io, markdownTable(table));
 			else {
 				const t = report.totals;
-				write(io, `${t.n} scored episode(s), ${t.errors} ended in an error flag (not scored), ${t.unfinished} unfinished; 95% intervals: seed-cluster bootstrap for means (${resamples} resamples), Wilson for the clean rate`);
+				write(io, `${t.n} scored episode(s), ${t.errors} ended in an error flag (not scored), ${t.unfinished} unfinished${lost.length > 0 ? `, ${lost.length} missing or unreadable` : ''}; 95% intervals: seed-cluster bootstrap for means (${resamples} resamples), Wilson for the clean rate`);
+				if (lost.length > 0) write(io, lostLine(lost, flags));
 				write(io, textTable(table));
 				if (report.rows.some((row) => row.small)) write(io, '* fewer than 10 seeds: the interval is unreliable.');
 				if (report.columns.length > 0 && report.rows.length > 1) write(io, 'Δ3H: the row\'s 3H minus its parent\'s (the overall mean, or the same row without its last slice).');
@@ -89,12 +90,12 @@ export const reportCommand: Command = {
 };
 
 /** The main table's report for these flags (also what the HTML report shows). */
-export function mainReport(flags: Flags, io: Parameters<typeof chooseSessions>[1]) {
+export function mainReport(flags: Flags, io: Parameters<typeof chooseWithLost>[1]) {
 	const by = parseSlices(flags['by']);
 	const resamples = wholeFlag(flags, 'resamples', {min: 100, max: 100_000}, 2000);
-	const chosen = chooseSessions(flags, io);
+	const {chosen, lost} = chooseWithLost(flags, io);
 	const report = buildReport(chosen, by, {resamples, seed: bootstrapSeed(flags), includeMock: Boolean(flags['includeMock']), poolSetups: Boolean(flags['poolSetups'])});
-	return {report, chosen, resamples};
+	return {report, chosen, lost, resamples};
 }
 
 function parseSlices(value: unknown): Slice[] {

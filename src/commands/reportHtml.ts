@@ -16,6 +16,7 @@ import {writeFileAtomic} from '../util/atomicWrite.js';
 import {UserError} from '../util/errors.js';
 import {agreementData} from './reportAgreement.js';
 import {pairedData} from './reportPaired.js';
+import type {LostSession} from './sessions.js';
 import {bootstrapSeed} from './reportSelection.js';
 import type {Report} from '../report/aggregate.js';
 import type {Flags, IO} from './types.js';
@@ -34,7 +35,7 @@ const describeFlags = (flags: Flags) =>
  * that JSON), with charts, the paired deltas, agreement when there are ratings, every episode, and the
  * provenance; viewer pages for every episode go to `<name>-sessions/` unless --no-viewer.
  */
-export function writeReportHtml(input: {flags: Flags; io: IO; file: string; report: Report; chosen: SessionSummary[]; resamples: number}): {file: string; bytes: number; pages: number; ms: number} {
+export function writeReportHtml(input: {flags: Flags; io: IO; file: string; report: Report; chosen: SessionSummary[]; lost: readonly LostSession[]; resamples: number}): {file: string; bytes: number; pages: number; ms: number} {
 	const started = performance.now();
 	const {flags, io, report, chosen, resamples} = input;
 	const options = {resamples, seed: bootstrapSeed(flags), includeMock: Boolean(flags['includeMock']), poolSetups: Boolean(flags['poolSetups'])};
@@ -46,7 +47,7 @@ export function writeReportHtml(input: {flags: Flags; io: IO; file: string; repo
 		title: `cultureconverse report · ${describeFlags(flags)}`,
 		generatedAt: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
 		selection: describeFlags(flags),
-		json: {...report, sessions: chosen.length, resamples, confidence: 0.95},
+		json: {...report, sessions: chosen.length, lost: input.lost, resamples, confidence: 0.95},
 		report,
 		byModel: buildReport(chosen, ['model'], options),
 		regionModel: buildReport(chosen, ['model', 'region'], options),

@@ -7,7 +7,7 @@ import {createRuntime, episodeRoles, runtimeFlags, sessionsDir} from '../app/run
 import type {EngineEvent} from '../episode/events.js';
 import type {EpisodeEngine} from '../episode/engine.js';
 import {formatBlueprint, formatEvidence, formatJudge, formatShards, formatTermination, formatTurn, formatUsage, indent} from '../present/text.js';
-import {ExitCode} from '../util/errors.js';
+import {ExitCode, UserError} from '../util/errors.js';
 import {safeText} from '../util/terminalText.js';
 import {summarizeCalls} from '../llm/usage.js';
 import {type Command, type Flags, type IO, write, writeJson} from './types.js';
@@ -75,7 +75,14 @@ export const runCommand: Command = {
 				io.stderr.write(`No reply on stdin. Session ${engine.session.id} is saved awaiting the assistant; continue with: cultureconverse run --resume ${engine.session.id}\n`);
 				break;
 			}
-			engine.submitHumanReply(reply);
+			try {
+				engine.submitHumanReply(reply);
+			} catch (error) {
+				// Refused before it touched the session (too long): the saved session still waits for this reply.
+				if (!(error instanceof UserError)) throw error;
+				engine.close();
+				throw new UserError(`${error.message}. Session ${engine.session.id} is saved, waiting for your reply; continue with: cultureconverse run --resume ${engine.session.id}`);
+			}
 		}
 		engine.close();
 		const session = engine.session;

@@ -1,4 +1,5 @@
 import {readFileSync} from 'node:fs';
+import path from 'node:path';
 import {summaryOf} from './registry.js';
 import {sessionsDir} from '../app/runtime.js';
 import {SessionStatus} from '../domain/session.js';
@@ -91,21 +92,44 @@ export function matchesFilter(session: SessionSummary, filter: SessionFilter): b
 }
 
 /**
- * The saved sessions a command works on (report, export): the filter flags, then `--batch NAME`.
- * Unreadable files are named on stderr and left out; `total` is how many sessions the folder holds.
+ * A batch item whose session cannot be counted: the batch has it started or done, but its file is
+ * gone or cannot be read. Reports list these (a damaged file used to vanish from `report --batch`
+ * without a trace); the next `batch` run of the name sets such files aside and runs them again.
  */
-export function selectSessions(flags: Flags, io: IO): {store: SessionStore; chosen: SessionSummary[]; total: number} {
+export type LostSession = {readonly id: string; readonly batchStatus: string; readonly reason: 'missing' | 'unreadable'; readonly problem: string | null};
+
+/**
+ * The saved sessions a command works on (report, export): the filter flags, then `--batch NAME`.
+ * Unreadable files are named on stderr and left out; `total` is how many sessions the folder holds;
+ * `lost` are the batch's sessions that are missing or unreadable (empty without --batch).
+ */
+export function selectSessions(flags: Flags, io: IO): {store: SessionStore; chosen: SessionSummary[]; total: number; lost: LostSession[]} {
 	const store = new SessionStore(sessionsDir(flags, io));
 	const filter = sessionFilter(flags);
 	const {sessions, problems} = store.list();
 	for (const problem of problems) io.stderr.write(`cultureconverse: skipped ${problem.message}\n`);
 	let chosen = sessions.filter((session) => matchesFilter(session, filter));
+	const lost: LostSession[] = [];
 	if (typeof flags['batch'] === 'string') {
+		const items = new BatchStore(store.dir).load(flags['batch']).items;
 		// Re-judged copies are not in the manifest, but their dialogues are the batch's: they belong to it.
-		const ids = new Set(new BatchStore(store.dir).load(flags['batch']).items.map((item) => item.sessionId));
+		const ids = new Set(items.map((item) => item.sessionId));
 		chosen = chosen.filter((session) => ids.has(session.id) || (session.rejudgeOf !== null && ids.has(session.rejudgeOf)));
+		const readable = new Set(sessions.map((session) => session.id));
+		const unreadable = new Map(problems.map((problem) => [sessionIdOfFile(problem.file), problem.message]));
+		for (const item of items) {
+			if (item.status === 'pending' || readable.has(item.sessionId)) continue;
+			const problem = unreadable.get(item.sessionId) ?? null;
+			lost.push({id: item.sessionId, batchStatus: item.errorFlag ?? item.status, reason: problem === null ? 'missing' : 'unreadable', problem});
+		}
 	}
-	return {store, chosen, total: sessions.length};
+	return {store, chosen, total: sessions.length, lost};
+}
+
+/** The session id a file in the sessions folder is named for (`x.json`, `x.journal.jsonl`). */
+function sessionIdOfFile(file: string): string {
+	const name = path.basename(file);
+	return name.endsWith('.journal.jsonl') ? name.slice(0, -'.journal.jsonl'.length) : name.replace(/\.json$/, '');
 }
 
 /** `replay <id> --print`: the transcript with all three partitions, for non-terminals (the TUI handles the rest). */

@@ -71,6 +71,8 @@ export function progressPrinter(io: IO, liveLine: LiveLine, mode: 'text' | 'json
 	let retries = 0;
 	const print = (event: BatchEvent) => {
 		if (event.type === 'call_retried') retries++;
+		// The command says what will run (its own header line); nothing to print per item here.
+		if (event.type === 'planned') return;
 		if (event.type === 'notice') {
 			if (mode === 'jsonl') io.stdout.write(`${JSON.stringify(event)}\n`);
 			else io.stderr.write(`cultureconverse: ${event.message}\n`);

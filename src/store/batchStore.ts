@@ -1,5 +1,6 @@
 import {appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync} from 'node:fs';
 import path from 'node:path';
+import {isMainThread} from 'node:worker_threads';
 import {z} from 'zod';
 import {BatchItem, BatchManifest} from '../domain/batch.js';
 import {writeFileAtomic} from '../util/atomicWrite.js';
@@ -65,13 +66,18 @@ export class BatchStore {
 			const rows = readFileSync(journal, 'utf8').split('\n');
 			rows.forEach((row, index) => {
 				if (row.trim() === '') return;
-				let event: ItemEvent;
+				let raw: unknown;
 				try {
-					event = ItemEvent.parse(JSON.parse(row));
+					raw = JSON.parse(row);
 				} catch {
 					if (index >= rows.length - 2) return; // the last line, cut off mid-write
 					throw new UserError(`${journal}:${index + 1}: not a readable batch journal line; the sessions are intact in ${this.sessionsDir}`);
 				}
+				// Whole JSON that breaks the schema was written so (an edit, another build): refused wherever it is.
+				// Dropped as "cut off" when last, an edited `"sessionId": "../x"` used to vanish without a word.
+				const parsed = ItemEvent.safeParse(raw);
+				if (!parsed.success) throw new UserError(`${journal}:${index + 1}: not a batch journal line of this version: ${zodProblems(parsed.error).slice(0, 5).join('; ')}`);
+				const event = parsed.data;
 				const item = manifest.items[event.i];
 				if (!item) throw new UserError(`${journal}:${index + 1}: item ${event.i} is not in the plan (${manifest.items.length} items)`);
 				manifest.items[event.i] = {...item, ...event.set};
@@ -92,6 +98,9 @@ export class BatchStore {
 	 * same name stops with exit 2, naming the first.
 	 */
 	open(manifest: BatchManifest, onNotice?: (message: string) => void): BatchWriter {
+		// Worker threads share the coordinator's pid, so the lock file cannot tell them apart: a worker that
+		// opened the journal would be a second writer nothing stops. Only the coordinator (main thread) may.
+		if (!isMainThread) throw new Error(`batch ${manifest.name}: the batch journal is written by the coordinator only, never from a worker thread`);
 		mkdirSync(this.dir, {recursive: true});
 		const lock = acquireLock(path.join(this.dir, `${manifest.name}.lock`), `batch ${manifest.name}`, (previous) => onNotice?.(`took over batch ${manifest.name} from process ${previous.pid} on ${previous.host}, which is no longer running`));
 		if (!this.exists(manifest.name)) this.create(manifest);

@@ -1,4 +1,5 @@
-import {readFileSync, rmSync, writeFileSync} from 'node:fs';
+import {linkSync, readFileSync, renameSync, rmSync, writeFileSync} from 'node:fs';
+import path from 'node:path';
 import {hostname} from 'node:os';
 import {UserError} from '../util/errors.js';
 
@@ -33,6 +34,69 @@ function read(file: string): LockInfo | null {
 	}
 }
 
+/** A hidden name beside `file` that only this call uses. */
+function scratchName(file: string, tag: string): string {
+	return path.join(path.dirname(file), `.${path.basename(file)}.${tag}.${process.pid}.${Math.random().toString(36).slice(2, 10)}`);
+}
+
+/**
+ * Creates `file` holding `info`, or returns false when it exists. The content goes to a scratch file
+ * first and is hard-linked into place (link fails if the name exists): a lock is never seen empty.
+ * `writeFileSync(file, ..., {flag: 'wx'})` created the file before writing it, so a second process
+ * reading in between saw an empty lock, took it for a crashed writer's and took it over: two holders.
+ */
+function create(file: string, info: LockInfo): boolean {
+	const scratch = scratchName(file, 'new');
+	writeFileSync(scratch, JSON.stringify(info));
+	try {
+		linkSync(scratch, file);
+		return true;
+	} catch (error) {
+		const code = (error as NodeJS.ErrnoException).code;
+		if (code === 'EEXIST') return false;
+		if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP' && code !== 'ENOSYS') throw error;
+		// A file system without hard links: exclusive creation, with the small window described above.
+		try {
+			writeFileSync(file, JSON.stringify(info), {flag: 'wx'});
+			return true;
+		} catch (fallback) {
+			if ((fallback as NodeJS.ErrnoException).code === 'EEXIST') return false;
+			throw fallback;
+		}
+	} finally {
+		rmSync(scratch, {force: true});
+	}
+}
+
+const same = (a: LockInfo | null, b: LockInfo | null) => a?.pid === b?.pid && a?.host === b?.host && a?.since === b?.since;
+
+/**
+ * Moves the stale lock `seen` out of the way. Two processes may find the same stale lock: each
+ * renames the name away (atomic: only one gets the stale file) and checks that what it moved is the
+ * lock it judged stale. If the other one was faster, what was moved is that process's new lock: it
+ * is linked back into place, and this process looks again (and finds a live holder).
+ */
+function removeStale(file: string, seen: LockInfo | null): void {
+	const moved = scratchName(file, 'stale');
+	try {
+		renameSync(file, moved);
+	} catch (error) {
+		if ((error as NodeJS.ErrnoException).code === 'ENOENT') return; // someone else moved it already
+		throw error;
+	}
+	try {
+		if (!same(read(moved), seen)) {
+			try {
+				linkSync(moved, file);
+			} catch {
+				// A third process has taken the name meanwhile: the next look finds it.
+			}
+		}
+	} finally {
+		rmSync(moved, {force: true});
+	}
+}
+
 /**
  * Takes the lock `file` for `what` (a phrase for messages: "batch pilot"), or throws a UserError
  * (exit 2) naming the holder. `onTakeOver` hears about a stale lock that was taken over.
@@ -40,12 +104,10 @@ function read(file: string): LockInfo | null {
 export function acquireLock(file: string, what: string, onTakeOver?: (previous: LockInfo) => void): Lock {
 	const mine: LockInfo = {pid: process.pid, host: hostname(), since: new Date().toISOString(), what};
 	let tookOver: LockInfo | null = null;
-	for (let attempt = 0; attempt < 3; attempt++) {
-		try {
-			writeFileSync(file, JSON.stringify(mine), {flag: 'wx'});
+	for (let attempt = 0; attempt < 5; attempt++) {
+		if (create(file, mine)) {
+			if (tookOver) onTakeOver?.(tookOver);
 			return handle(file, tookOver);
-		} catch (error) {
-			if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
 		}
 		const holder = read(file);
 		// This process holds it already (a session released without its lock file removed, or opened twice in
@@ -54,10 +116,9 @@ export function acquireLock(file: string, what: string, onTakeOver?: (previous: 
 		if (holder && !gone(holder)) {
 			throw new UserError(`${what} is in use by process ${holder.pid} on ${holder.host} (since ${holder.since}); one writer at a time. Wait for it to finish, or stop it; if it is gone for good, delete ${file}.`);
 		}
-		// Stale (its process is gone) or unreadable (a crash mid-write): take it over.
+		// Stale (its process is gone) or unreadable (damaged; locks are never seen half written): take it over.
+		removeStale(file, holder);
 		tookOver = holder ?? {pid: 0, host: 'unknown', since: 'unknown', what};
-		onTakeOver?.(tookOver);
-		rmSync(file, {force: true});
 	}
 	throw new UserError(`Could not take the lock ${file} for ${what}: another process keeps taking it.`);
 }

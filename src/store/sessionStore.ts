@@ -1,4 +1,4 @@
-import {closeSync, existsSync, openSync, writeSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync} from 'node:fs';
+import {closeSync, existsSync, openSync, writeSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync} from 'node:fs';
 import path from 'node:path';
 import {Low} from 'lowdb';
 import {DataFile} from 'lowdb/node';
@@ -76,7 +76,8 @@ export class SessionStore {
 			const start: JournalStart = {t: 'start', format: 'cultureconverse.session-journal', version: 2, session: encodeSession(session, pool)};
 			const text = `${JSON.stringify(start)}\n`;
 			writeStats.chars += text.length;
-			writeFileSync(journal, text);
+			// Whole or not at all: a reader (a listing, a report) never meets a journal cut before its first line.
+			writeFileAtomic(journal, text);
 			// Held open while the episode runs: one write per step, not an open and a close as well.
 			state = {lock, pool, last: session, journal, fd: openSync(journal, 'a')};
 			this.open.set(session.id, state);
@@ -211,7 +212,9 @@ export class SessionStore {
 			}
 			const [kept, copy] = idOfFile(file) === summary.id ? [summary, seen] : [seen, summary];
 			byId.set(summary.id, kept);
-			problems.push({file: copy === summary ? file : seen.path, message: `a copy of session ${summary.id} (${path.basename(kept.path)}); counted once`});
+			// The message names the copy itself: it is what a user deletes.
+			const copyFile = copy === summary ? file : seen.path;
+			problems.push({file: copyFile, message: `${copyFile}: a copy of session ${summary.id} (kept: ${path.basename(kept.path)}); counted once`});
 		}
 		if (reread > 0 || Object.keys(next).length !== Object.keys(index.entries).length) writeIndex(this.indexFile(), {format: 'cultureconverse.session-index', version: 4, entries: next});
 		const sessions = [...byId.values()].sort((a, b) => b.createdAt.localeCompare(a.createdAt) || b.id.localeCompare(a.id));

@@ -20,6 +20,9 @@ export function editDistance(a: string, b: string, max = Number.POSITIVE_INFINIT
 
 /** Up to `limit` candidates close to `input` (typos, case, partial ids), best first. */
 export function nearMatches(input: string, candidates: Iterable<string>, limit = 3): string[] {
+	// Ids are short: a long input (a 50 MB line of a seed file) is no typo of one, and its edit distance to
+	// every candidate took 22 s before the error could be said.
+	if (input.length > MAX_SUGGESTED_INPUT) return [];
 	const needle = input.toLowerCase();
 	const max = Math.max(2, Math.floor(needle.length / 3));
 	const scored: Array<[string, number]> = [];
@@ -46,10 +49,14 @@ function isTokenSubsequence(needle: string, hay: string): boolean {
 	return false;
 }
 
-/** "Unknown persona 'x'. Did you mean: a, b?" */
+/** Inputs longer than this get no near matches (see nearMatches). */
+const MAX_SUGGESTED_INPUT = 500;
+
+/** "Unknown persona 'x'. Did you mean: a, b?" (a long input is quoted cut, so the message stays a line) */
 export function unknownMessage(kind: string, input: string, candidates: Iterable<string>, hint?: string): string {
 	const near = nearMatches(input, candidates);
-	const parts = [`Unknown ${kind} '${input}'.`];
+	const shown = input.length > 120 ? `${input.slice(0, 120)}… (${input.length.toLocaleString('en')} characters)` : input;
+	const parts = [`Unknown ${kind} '${shown}'.`];
 	if (near.length > 0) parts.push(`Did you mean: ${near.join(', ')}?`);
 	if (hint) parts.push(hint);
 	return parts.join(' ');
