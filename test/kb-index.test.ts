@@ -73,6 +73,18 @@ describe('kb: indexes', () => {
 		assert.equal(rebuilt.upToDate, 5);
 	});
 
+	it('builds a missing index once when several openers need it at the same moment (threads of one batch)', async () => {
+		const {kbDir, workspace} = fixture();
+		const logs: string[] = [];
+		// Separate instances share nothing in memory, as worker threads or processes on one workspace do.
+		const kbs = await Promise.all([1, 2, 3].map(() => KnowledgeBase.open({kbDir, workspace, embedder: 'hash', log: (line: string) => logs.push(line)})));
+		const results = await Promise.all(kbs.map((kb) => kb.search('wedding gifts and festival food', {kind: 'cultural', topK: 5, filter: {region: 'MY'}})));
+		for (const hits of results) assert.equal(hits.length, 5);
+		assert.deepEqual(results[1]!.map((hit) => hit.id), results[0]!.map((hit) => hit.id));
+		assert.equal(logs.filter((line) => line.includes('index cultural/MY') && line.includes('building it')).length, 1, logs.join(''));
+		assert.ok(!existsSync(path.join(workspace, 'indexes')) || !JSON.stringify(readdirSync(workspace, {recursive: true})).includes('.building'), 'the build marker is gone');
+	});
+
 	it('filters by domain, category, tags and identity inside the index', async () => {
 		const {kbDir, workspace} = fixture();
 		const kb = await KnowledgeBase.open({kbDir, workspace, embedder: 'hash'});

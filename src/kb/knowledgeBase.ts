@@ -1,4 +1,4 @@
-import {existsSync, readFileSync} from 'node:fs';
+import {existsSync, mkdirSync, readFileSync, rmSync, statSync} from 'node:fs';
 import path from 'node:path';
 import {writeFileAtomic} from '../util/atomicWrite.js';
 import type {EvidenceHit} from '../domain/kb.js';
@@ -338,10 +338,7 @@ export class KnowledgeBase {
 	private async loadRegion(kind: KbKind, region: RegionCode): Promise<LoadedRegion | undefined> {
 		const status = this.regionStatus(kind, region);
 		if (status.status === 'empty') return undefined;
-		if (status.status !== 'fresh') {
-			this.options.log?.(`cultureconverse: index ${kind}/${region} is ${status.status}${status.reason ? ` (${status.reason})` : ''}; building it (${status.entries} entries)\n`);
-			await this.buildRegion(kind, region);
-		}
+		if (status.status !== 'fresh') await this.buildOnce(kind, region);
 		const store = await this.store();
 		try {
 			return {opened: await store.openIndex(this.regionDir(kind, region), this.options.storage)};
@@ -349,8 +346,48 @@ export class KnowledgeBase {
 			if (!(error instanceof CorruptIndexError)) throw error;
 			// The header looked right but the body does not verify (torn copy, disk damage): rebuild once.
 			this.options.log?.(`cultureconverse: index ${kind}/${region} is corrupt (${error.message}); rebuilding it\n`);
-			await this.buildRegion(kind, region);
+			await this.buildOnce(kind, region, true);
 			return {opened: await store.openIndex(this.regionDir(kind, region), this.options.storage)};
+		}
+	}
+
+	/**
+	 * Builds a missing or stale region index unless another builder is at it: worker threads of one
+	 * batch, or several batches sharing one workspace, would otherwise build the same index at once and
+	 * read each other's half-written files (seen as evidence failures in a fresh workspace). A
+	 * `<region>.building` folder marks the build (mkdir is atomic across threads and processes); a
+	 * waiter uses the index once it is fresh, and a marker older than ten minutes is a builder that
+	 * died, taken over.
+	 */
+	private async buildOnce(kind: KbKind, region: RegionCode, corrupt = false): Promise<void> {
+		const marker = `${this.regionDir(kind, region)}.building`;
+		mkdirSync(path.dirname(marker), {recursive: true});
+		for (const started = Date.now(); ; ) {
+			try {
+				mkdirSync(marker);
+			} catch (error) {
+				if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+				let age = 0;
+				try {
+					age = Date.now() - statSync(marker).mtimeMs;
+				} catch {
+					continue; // gone between the two calls: try to take it
+				}
+				if (age > 10 * 60_000) rmSync(marker, {recursive: true, force: true});
+				else if (Date.now() - started > 10 * 60_000) throw new Error(`index ${kind}/${region} is being built by someone else (${marker}) for over ten minutes`);
+				else await new Promise((resolve) => setTimeout(resolve, 100));
+				continue;
+			}
+			try {
+				// Built by someone else while this one waited for the marker: nothing to do.
+				const status = this.regionStatus(kind, region);
+				if (status.status === 'fresh' && !corrupt) return;
+				if (!corrupt) this.options.log?.(`cultureconverse: index ${kind}/${region} is ${status.status}${status.reason ? ` (${status.reason})` : ''}; building it (${status.entries} entries)\n`);
+				await this.buildRegion(kind, region);
+				return;
+			} finally {
+				rmSync(marker, {recursive: true, force: true});
+			}
 		}
 	}
 
