@@ -37,7 +37,8 @@ export const batchCommand: Command = {
 	usage: [
 		'batch [--name N] [seed filters] [--seed-file FILE] [--sample N] [--sample-seed S] [--trials K] [--parallel P] [--lang L] [--mode M] [--dry-run] [--json|--jsonl]',
 		'batch --name N                      resume (or retry the errors of) an earlier batch',
-		'batch status <name> [--json]',
+		'batch --name N [...] --queue redis://HOST:PORT[/DB]   plan here, run on workers anywhere (cultureconverse worker)',
+		'batch status <name> [--queue redis://...] [--json]',
 		'batch list [--json]',
 	].join('\n    $ cultureconverse '),
 	flags: {
@@ -48,6 +49,7 @@ export const batchCommand: Command = {
 		sampleSeed: {type: 'string', description: 'Key of the sample draw (default "0")'},
 		trials: {type: 'number', description: 'Episodes per seed, to see run-to-run noise (default 1)'},
 		parallel: {type: 'number', description: 'Episodes in flight at once (default: --concurrency, the model-call limit)'},
+		queue: {type: 'string', description: 'Run the batch on a Redis queue, redis://HOST:PORT[/DB]: this process plans, follows and collects the sessions; `cultureconverse worker --queue ...` processes anywhere run the episodes'},
 		workers: {type: 'string', description: 'Threads to spread the episodes over, sharing one model-call limit: a number, or auto (every core once --parallel reaches 16; default)'},
 		// Without defaults: on a rerun, only flags the user typed may be compared with the batch's own.
 		lang: withoutDefault(episodeFlags.lang),
@@ -143,6 +145,7 @@ async function runOrResume(context: CommandContext): Promise<number> {
 		return ExitCode.ok;
 	}
 
+	const queue = flags['queue'] === undefined ? null : await queueSetup(flags, episode);
 	await runtime.check(roles);
 	const todo = itemsToRun(manifest, !flags['skipErrors']).length;
 	const parallel = wholeFlag(flags, 'parallel', {min: 1, max: 1024}, runtime.settings.concurrency);
@@ -150,7 +153,8 @@ async function runOrResume(context: CommandContext): Promise<number> {
 	const mode = flags['jsonl'] ? 'jsonl' : flags['json'] ? 'json' : 'text';
 	if (mode === 'text') {
 		if (runtime.settings.offline) io.stderr.write(chalk.yellow('Offline mock provider: no model endpoint is configured (set OPENAI_BASE_URL / OPENAI_API_KEY). Output is deterministic filler, not a measurement.\n'));
-		io.stderr.write(`Batch ${name}: ${manifest.items.length} item(s), ${todo} to run, ${parallel} at a time${workers > 1 ? ` on ${workers} threads` : ''}; manifest ${store.fileFor(name)}\n`);
+		if (queue) io.stderr.write(`Batch ${name}: ${manifest.items.length} item(s), ${todo} to run on the queue ${queue.target.display}, at most ${runtime.settings.concurrency} calls in flight per endpoint; manifest ${store.fileFor(name)}\n  workers: cultureconverse worker --queue ${queue.target.display}\n`);
+		else io.stderr.write(`Batch ${name}: ${manifest.items.length} item(s), ${todo} to run, ${parallel} at a time${workers > 1 ? ` on ${workers} threads` : ''}; manifest ${store.fileFor(name)}\n`);
 	}
 	const started = Date.now();
 	// The width the progress line shows: the batch's shared limiter when it runs on several threads.
@@ -168,7 +172,16 @@ async function runOrResume(context: CommandContext): Promise<number> {
 		signal: io.signal,
 		onEvent: progress,
 		stopAfter: wholeFlag(flags, 'stopAfter', {min: 0, max: 1_000_000}, 3),
-		...(workers > 1
+		...(queue
+			? {
+					executor: async (context) => {
+						const executor = await queue.executor({target: queue.target, spec: queue.spec(name, manifest, runtime), manifest, store: runtime.store, context});
+						width = () => executor.globalWidth();
+						return executor;
+					},
+				}
+			: {}),
+		...(!queue && workers > 1
 			? {
 					workers: {
 						count: workers,
@@ -191,9 +204,10 @@ async function runOrResume(context: CommandContext): Promise<number> {
 	} else {
 		writeJson(io, {type: 'batch_summary', manifest: store.fileFor(name), interrupted: result.interrupted, stopped: result.stopped, ...summary, run});
 	}
+	if (result.stopped && queue) await queue.pause(name);
 	if (result.stopped) {
 		const {role, kind, count, message} = result.stopped;
-		io.stderr.write(`\nStopped: ${count} items in a row failed the same way (${kind}, ${role} role); nothing more was started and everything is saved.\n  ${message}\n  ${setupAdvice(kind, role, runtime.gateway.settings(role), runtime.settings.apiKeyEnv[role])}\n  Then continue with: cultureconverse batch --name ${name}\n`);
+		io.stderr.write(`\nStopped: ${count} items in a row failed the same way (${kind}, ${role} role); nothing more was started${queue ? ' (the queue is paused: workers take none of its jobs)' : ''} and everything is saved.\n  ${message}\n  ${setupAdvice(kind, role, runtime.gateway.settings(role), runtime.settings.apiKeyEnv[role])}\n  Then continue with: cultureconverse batch --name ${name}\n`);
 		return ExitCode.badInput;
 	}
 	if (result.interrupted) return ExitCode.interrupted;
@@ -207,11 +221,13 @@ async function showStatus(context: CommandContext): Promise<number> {
 	const store = new BatchStore(sessionsDir(flags, io));
 	const manifest = store.load(name);
 	const summary = summarizeBatch(manifest);
+	const queue = flags['queue'] === undefined ? null : await queueStatusOf(flags, name);
 	if (flags['json']) {
-		writeJson(io, {manifest: store.fileFor(name), ...summary, items: manifest.items});
+		writeJson(io, {manifest: store.fileFor(name), ...summary, ...(queue ? {queue} : {}), items: manifest.items});
 		return ExitCode.ok;
 	}
 	write(io, summaryText(summary));
+	if (queue) write(io, (await import('../queue/status.js')).queueStatusText(queue, new Date()));
 	write(io, `  planned ${manifest.createdAt.slice(0, 16).replace('T', ' ')} · ${describeSelection(manifest.selection)} · ${manifest.episode.language} / ${manifest.episode.mode}`);
 	const open = manifest.items.filter((item) => item.status !== 'completed');
 	if (open.length > 0) {
@@ -280,4 +296,51 @@ function universeLocation(io: IO): {kbDir?: string; userTemplatesDir: string} {
 		...(io.env['CULTURECONVERSE_KB_DIR'] ? {kbDir: path.resolve(io.cwd, io.env['CULTURECONVERSE_KB_DIR'])} : {}),
 		userTemplatesDir: path.join(workspaceDir(io.env, io.cwd), 'templates'),
 	};
+}
+
+/**
+ * What `--queue` needs, loaded only then (BullMQ and ioredis are not paid for by a local batch): the
+ * target, checked to answer before anything runs, and how to record the batch for its workers.
+ */
+async function queueSetup(flags: Flags, episode: BatchEpisodeConfig) {
+	const [{parseQueueUrl}, coordinator] = await Promise.all([import('../queue/target.js'), import('../queue/coordinator.js')]);
+	const target = parseQueueUrl(flags['queue']);
+	if (episode.assistant === 'human' || episode.assistant === 'replay') throw new UserError(`A batch on a queue runs without anyone at the keyboard: the ${episode.assistant} assistant cannot be used with --queue.`);
+	if (flags['record'] !== undefined) throw new UserError('--record writes a file on the machine that makes the calls; with --queue the workers make them. Record on a local batch instead.');
+	if (flags['workers'] !== undefined) throw new UserError('--workers spreads a local batch over threads; with --queue the episodes run in `cultureconverse worker` processes (give them --parallel).');
+	await coordinator.checkRedis(target).catch((error: Error) => {
+		throw new UserError(error.message);
+	});
+	return {
+		target,
+		executor: coordinator.queueExecutor,
+		pause: (name: string) => coordinator.pauseBatch(target, name),
+		spec: (name: string, manifest: BatchManifest, runtime: Runtime): import('../queue/schemas.js').BatchSpec => ({
+			format: 'cultureconverse.queue-batch',
+			version: 1,
+			name,
+			createdAt: manifest.createdAt,
+			episode: {language: episode.language, assistant: episode.assistant, judgeMode: episode.judgeMode, maxTurns: episode.maxTurns, bestOf: episode.bestOf ?? null},
+			allowModelChange: Boolean(flags['allowModelChange']),
+			roles: runtime.settings.roles,
+			apiKeyEnv: runtime.settings.apiKeyEnv,
+			retry: runtime.settings.retry,
+			validationRetries: runtime.settings.validationRetries,
+			cache: runtime.settings.cache,
+			offline: runtime.settings.offline,
+			cap: runtime.settings.concurrency,
+			adaptive: runtime.settings.adaptiveConcurrency,
+			embedder: typeof flags['embedder'] === 'string' ? flags['embedder'] : null,
+		}),
+	};
+}
+
+async function queueStatusOf(flags: Flags, name: string) {
+	const [{parseQueueUrl}, {readQueueStatus}] = await Promise.all([import('../queue/target.js'), import('../queue/status.js')]);
+	const target = parseQueueUrl(flags['queue']);
+	const {checkRedis} = await import('../queue/coordinator.js');
+	await checkRedis(target).catch((error: Error) => {
+		throw new UserError(error.message);
+	});
+	return readQueueStatus(target, name);
 }
