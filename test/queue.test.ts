@@ -20,7 +20,8 @@ import {hasRedisServer, type RedisServer, startRedis} from './helpers/redisServe
 import {scriptedModel} from './helpers/scriptedModel.js';
 
 const CLI = ['--import', import.meta.resolve('tsx'), path.resolve('src/cli.tsx')];
-const MODELS = ['--model', 'fake-model', '--generator-model', 'mock', '--validator-model', 'mock', '--no-cache'];
+// Three turns and one combined judge call keep each episode short; the queue is what is under test.
+const MODELS = ['--model', 'fake-model', '--generator-model', 'mock', '--validator-model', 'mock', '--no-cache', '--max-turns', '3', '--judge-mode', 'combined'];
 const skip = hasRedisServer() ? false : 'redis-server is not installed (apt-get install redis-server); .ci/run installs it';
 
 type Proc = {child: ChildProcess; stdout: () => string; stderr: () => string; exited: Promise<number | null>};
@@ -99,7 +100,7 @@ describe('batches on a Redis queue', {skip}, () => {
 				calls.now++;
 				calls.peak = Math.max(calls.peak, calls.now);
 				try {
-					await sleep(15);
+					await sleep(10);
 					return script(request);
 				} finally {
 					calls.now--;
@@ -117,7 +118,7 @@ describe('batches on a Redis queue', {skip}, () => {
 	});
 
 	it('runs 60 episodes on three workers, one killed with -9 mid-run: every seed once, as a local batch writes them, the global cap kept', async () => {
-		const batch = ['batch', '--name', 'q60', '--region', 'TH', '--sample', '60', '--concurrency', '3', ...MODELS];
+		const batch = ['batch', '--name', 'q60', '--region', 'TH', '--sample', '60', '--concurrency', '6', ...MODELS];
 		const local = await runCli([...batch, '--parallel', '8', '--sessions-dir', path.join(work, 'local'), '--json'], {env, cwd: work});
 		assert.equal(local.code, 0, local.stderr);
 
@@ -160,8 +161,8 @@ describe('batches on a Redis queue', {skip}, () => {
 		}
 		assert.ok(resumed > 0, 'at least one episode resumed mid-way on another worker');
 
-		assert.ok(calls.peak <= 3, `never more than the global cap of 3 calls in flight at the server (saw ${calls.peak}; the workers' own caps add up to 12)`);
-		assert.equal(calls.peak, 3, 'the cap was used');
+		assert.ok(calls.peak <= 6, `never more than the global cap of 6 calls in flight at the server (saw ${calls.peak}; the workers' own caps add up to 12)`);
+		assert.equal(calls.peak, 6, 'the cap was used');
 
 		const status = await runCli(['batch', 'status', 'q60', '--sessions-dir', coordDir, '--queue', redis.url, '--json'], {env, cwd: work});
 		assert.equal(status.code, 0, status.stderr);
@@ -169,7 +170,7 @@ describe('batches on a Redis queue', {skip}, () => {
 		assert.equal(queue.jobs.finished, 60);
 		assert.equal(queue.jobs.failed, 0);
 		assert.ok(queue.workers.filter((beat) => beat.done > 0).length >= 2, 'the workers and what each did');
-		assert.equal(queue.limits[0]?.max, 3);
+		assert.equal(queue.limits[0]?.max, 6);
 		const text = await runCli(['batch', 'status', 'q60', '--sessions-dir', coordDir, '--queue', redis.url], {env, cwd: work});
 		assert.match(text.stdout, /jobs: 0 waiting, 0 active, 0 delayed, 60 finished, 0 failed/);
 		assert.match(text.stdout, /HOST +PID +IN FLIGHT +DONE +LAST SEEN/);
@@ -177,7 +178,7 @@ describe('batches on a Redis queue', {skip}, () => {
 
 	it('loses nothing when Redis stops for a few seconds and the coordinator is killed and re-attached', async () => {
 		worker('w4');
-		const batch = ['batch', '--name', 'q24', '--region', 'JP', '--sample', '24', '--concurrency', '3', ...MODELS, '--sessions-dir', path.join(work, 'coord2'), '--queue', redis.url, '--jsonl'];
+		const batch = ['batch', '--name', 'q24', '--region', 'JP', '--sample', '24', '--concurrency', '6', ...MODELS, '--sessions-dir', path.join(work, 'coord2'), '--queue', redis.url, '--jsonl'];
 		const first = start(batch, env, work);
 		const finished = (proc: Proc) => count(proc.stdout(), /"type":"item_finished"/g);
 		await until('four finished episodes', () => finished(first) >= 4, () => first.stderr() + everything());
