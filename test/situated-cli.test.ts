@@ -229,9 +229,16 @@ describe('crisp command (offline)', () => {
 		writeFileSync(file, ['-20', '-7.5', '-2.078125', '1.7891', '9', '{"reward": 0}'].join('\n'));
 		const result = await cli('crisp', 'calibrate', '--rewards', file, '--json');
 		assert.equal(result.code, 0, result.stderr);
-		const fit = parseJson<{median: number; scale: number; n: number}>(result.stdout);
+		const fit = parseJson<{median: number; scale: number; n: number; points: Array<{q: number; raw: number; calibrated: number}>}>(result.stdout);
 		assert.equal(fit.n, 6);
 		assert.ok(fit.scale > 0);
+		// The quantile rows use the fit's own rule: the 0.5 row is the fitted median (the mean of the
+		// two middle values of six, -1.0390625) and calibrates to 0.5; the quartile rows span the IQR.
+		const row = (q: number) => fit.points.find((point) => point.q === q)!;
+		assert.equal(fit.median, -1.0390625);
+		assert.equal(row(0.5).raw, fit.median);
+		assert.equal(row(0.5).calibrated, 0.5);
+		assert.ok(Math.abs((row(0.75).raw - row(0.25).raw) / 1.349 - fit.scale) < 1e-9);
 		writeFileSync(file, '1\n2\nabc\n4\n5\n');
 		const bad = await cli('crisp', 'calibrate', '--rewards', file);
 		assert.equal(bad.code, 2);

@@ -49,28 +49,52 @@ export function episodeOptionsFromFlags(flags: Flags): EpisodeOptions {
 	return {language: language.data, assistant, judgeMode: judgeMode.data, maxTurns, replayFrom: typeof flags['replayFrom'] === 'string' ? flags['replayFrom'] : null, bestOf, ...(flags['reveal'] ? {reveal: true} : {})};
 }
 
-/** A new episode for a seed, saved to the store before its first step; `listener` sees every event from episode_started on. */
-export async function startEpisode(runtime: Runtime, seed: Seed, options: EpisodeOptions, listener?: EngineListener, engineOptions: {streamTokens?: boolean} = {}): Promise<EpisodeEngine> {
+/**
+ * A new episode for a seed, saved to the store before its first step; `listener` sees every event from
+ * episode_started on. With `sharedFrom` (a session of the same seed that has its shards), the episode
+ * runs from that session's evidence, blueprint and shard plan instead of making its own: the paired
+ * variants of a batch (native and English, gold and eval) then differ only in what they are meant to.
+ */
+export async function startEpisode(runtime: Runtime, seed: Seed, options: EpisodeOptions, listener?: EngineListener, engineOptions: {streamTokens?: boolean; sharedFrom?: Session} = {}): Promise<EpisodeEngine> {
 	const {universe} = runtime;
 	const persona = universe.personaById.get(seed.personaId)!;
 	const template = universe.templateById.get(seed.templateId)!;
 	const replaySource = options.replayFrom ? await runtime.store.load(options.replayFrom) : null;
 	const config = buildConfig(runtime.gateway, {...options, replayFrom: replaySource?.id ?? options.replayFrom ?? null}, {prompts: promptVersions(), embedder: runtime.embedderId()});
-	const fresh = newSession({seed, persona, template, config, id: options.id, now: new Date()});
+	const {sharedFrom, ...rest} = engineOptions;
+	let fresh = newSession({seed, persona, template, config, id: options.id, now: new Date()});
+	if (sharedFrom) fresh = sharedStart(fresh, sharedFrom);
 	// A human who asked to see hidden state from the start has seen it before every reply.
 	const session = options.reveal && config.assistant === 'human' ? {...fresh, sawHidden: true} : fresh;
-	const engine = new EpisodeEngine(session, {universe, gateway: runtime.gateway, store: runtime.store, evidence: runtime.evidence, replaySource, ...engineOptions});
+	const engine = new EpisodeEngine(session, {universe, gateway: runtime.gateway, store: runtime.store, evidence: runtime.evidence, replaySource, ...rest});
 	if (listener) engine.on(listener);
 	await engine.start(false);
 	return engine;
 }
 
-/** An engine for a saved session, continuing from its last saved step. */
+/** A new session that starts where `source` finished its shards; refused when the two are not the same seed. */
+function sharedStart(fresh: Session, source: Session): Session {
+	if (source.seed.id !== fresh.seed.id || source.seed.tier !== fresh.seed.tier) throw new UserError(`Session ${source.id} is seed ${source.seed.id} (${source.seed.tier}), not ${fresh.seed.id} (${fresh.seed.tier}): it cannot lend its blueprint.`);
+	if (!source.blueprint || !source.shards || !source.evidence) throw new UserError(`Session ${source.id} has no shard plan yet: its variants start once it has one.`);
+	// Same blueprint and shards; the steps that made them stay in the source session (and its cost).
+	return {...fresh, evidence: source.evidence, blueprint: source.blueprint, shards: source.shards, config: {...fresh.config, sharedFrom: source.id}};
+}
+
+/**
+ * An engine for a saved session, continuing from its last saved step. A session whose model settings
+ * (model, endpoint, sampling, reasoning effort, request extras) differ from the runtime's is refused,
+ * whatever its status (an errored one retried with --retry too): scores from different set-ups are not
+ * comparable. With `allowModelChange` the session takes the new settings and records each change with
+ * the step from which it ran, so reports keep it apart.
+ */
 export async function resumeEpisode(runtime: Runtime, idOrPath: string, options: {allowModelChange?: boolean; streamTokens?: boolean} = {}, listener?: EngineListener): Promise<EpisodeEngine> {
-	const session = await runtime.store.load(idOrPath);
-	const changed = modelChanges(session.config.roles, runtime);
-	if (changed.length > 0 && !options.allowModelChange && session.status !== 'completed' && session.status !== 'error') {
-		throw new UserError(`Session ${session.id} was started with other model settings (${changed.join('; ')}). Scores from different models are not comparable: resume with the same flags, or pass --allow-model-change.`);
+	let session = await runtime.store.load(idOrPath);
+	const changed = session.status === 'completed' ? [] : roleChanges(session.config.roles, runtime, rolesStillToRun(session));
+	if (changed.length > 0) {
+		if (!options.allowModelChange) {
+			throw new UserError(`Session ${session.id} was started with other model settings (${changed.map((change) => `${change.role}: ${change.from} -> ${change.to}`).join('; ')}). Scores from different set-ups are not comparable: resume with the same flags and endpoint, or pass --allow-model-change (the change is then recorded in the session).`);
+		}
+		session = withModelChanges(session, changed, runtime);
 	}
 	const replaySource = session.config.assistant === 'replay' && session.config.replayFrom ? await runtime.store.load(session.config.replayFrom) : null;
 	const engine = new EpisodeEngine(session, {universe: runtime.universe, gateway: runtime.gateway, store: runtime.store, evidence: runtime.evidence, replaySource, ...(options.streamTokens === undefined ? {} : {streamTokens: options.streamTokens})});
@@ -79,14 +103,68 @@ export async function resumeEpisode(runtime: Runtime, idOrPath: string, options:
 	return engine;
 }
 
-function modelChanges(saved: SessionConfig['roles'], runtime: Pick<Runtime, 'gateway'>): string[] {
-	const changes: string[] = [];
-	for (const role of ModelRole.options) {
-		const now = runtime.gateway.settings(role);
-		const was = saved[role];
-		if (now.provider !== was.provider || now.model !== was.model) changes.push(`${role}: ${was.provider}:${was.model} -> ${now.provider}:${now.model}`);
+type RoleChange = {readonly role: ModelRole; readonly from: string; readonly to: string};
+
+/** What of a role's settings makes a different measurement: not timeouts, streaming or notices. */
+function measured(settings: SessionConfig['roles'][ModelRole]): Record<string, unknown> {
+	return {
+		model: `${settings.provider}:${settings.model}`,
+		endpoint: settings.baseURL,
+		temperature: settings.temperature,
+		maxTokens: settings.maxTokens,
+		reasoningEffort: settings.reasoningEffort ?? null,
+		structured: settings.structured,
+		extraBody: settings.extraBody ?? null,
+		replayFile: settings.replayFile,
+	};
+}
+
+/**
+ * The roles whose model a resumed session may still call: a generator change after the shards are made,
+ * or an assistant change for a person or a replay, changes nothing measured.
+ */
+function rolesStillToRun(session: Session): ModelRole[] {
+	return ModelRole.options.filter((role) => {
+		if (role === 'generator' || role === 'validator') return !session.shards;
+		if (role === 'assistant') return session.config.assistant === 'llm' || session.config.assistant === 'gold';
+		return true;
+	});
+}
+
+/** Each role (of `roles`) whose measured settings differ, described by the fields that differ. */
+export function roleChanges(saved: SessionConfig['roles'], runtime: Pick<Runtime, 'gateway'>, roles: readonly ModelRole[] = ModelRole.options): RoleChange[] {
+	const changes: RoleChange[] = [];
+	for (const role of roles) {
+		const was = measured(saved[role]);
+		const now = measured(runtime.gateway.settings(role));
+		const fields = Object.keys(was).filter((key) => JSON.stringify(was[key]) !== JSON.stringify(now[key]));
+		if (fields.length === 0) continue;
+		// The model alone reads best ("openai:a -> openai:b"); other fields are named.
+		const describe = (side: Record<string, unknown>) => fields.map((key) => (key === 'model' ? String(side[key]) : `${key} ${JSON.stringify(side[key])}`)).join(', ');
+		changes.push({role, from: describe(was), to: describe(now)});
 	}
 	return changes;
+}
+
+/** The session with the runtime's settings for the changed roles, each change recorded from the next step on. */
+function withModelChanges(session: Session, changes: readonly RoleChange[], runtime: Pick<Runtime, 'gateway'>): Session {
+	const step = session.steps.length + 1;
+	const roles = {...session.config.roles};
+	const models = {...session.config.models};
+	for (const {role} of changes) {
+		roles[role] = runtime.gateway.settings(role);
+		models[role] = roles[role].model;
+	}
+	return {
+		...session,
+		config: {
+			...session.config,
+			roles,
+			models,
+			mock: session.config.mock || changes.some(({role}) => roles[role].provider === 'mock'),
+			modelChanges: [...(session.config.modelChanges ?? []), ...changes.map((change) => ({step, ...change}))],
+		},
+	};
 }
 
 /**

@@ -35,6 +35,12 @@ export type ItemHooks = {
 	readonly event?: (event: EngineEvent) => void;
 };
 
+/** The episode settings of one item: a paired batch's variant sets its language and mode. */
+export function itemEpisode(episode: ItemSettings['episode'], item: Pick<BatchItem, 'variant'>): ItemSettings['episode'] {
+	if (!item.variant) return episode;
+	return {...episode, language: item.variant.language, assistant: item.variant.mode === 'gold' ? 'gold' : 'llm'};
+}
+
 /** What a batch item records from its session when the episode stops. */
 export function itemPatch(session: Session): Partial<BatchItem> {
 	return {
@@ -64,7 +70,8 @@ export async function executeItem(runtime: Runtime, item: BatchItem, seedOf: (se
 			engine = await resumeEpisode(runtime, item.sessionId, {allowModelChange: settings.allowModelChange, streamTokens: false}, listener);
 			if (engine.session.status === 'error') await engine.retryAfterError();
 		} else {
-			engine = await startEpisode(runtime, seedOf(item.seedId), {...settings.episode, id: item.sessionId, trial: item.trial}, listener, {streamTokens: false});
+			const sharedFrom = item.sharedFrom ? await runtime.store.load(item.sharedFrom) : undefined;
+			engine = await startEpisode(runtime, seedOf(item.seedId), {...itemEpisode(settings.episode, item), id: item.sessionId, trial: item.trial}, listener, {streamTokens: false, ...(sharedFrom ? {sharedFrom} : {})});
 		}
 	} catch (error) {
 		return {kind: 'start_failed', message: errorMessage(error)};

@@ -88,6 +88,19 @@ export function itemsToRun(manifest: BatchManifest, retryErrors: boolean): numbe
 	return manifest.items.flatMap((item, index) => (item.status === 'completed' || (item.status === 'error' && !retryErrors) ? [] : [index]));
 }
 
+/** `todo` grouped by seed and trial when items share a blueprint (`sharedFrom`), in plan order. */
+export function pairGroups(manifest: BatchManifest, todo: readonly number[]): number[][] {
+	const groups = new Map<string, number[]>();
+	for (const index of todo) {
+		const item = manifest.items[index]!;
+		const key = item.sharedFrom ?? (item.variant ? item.sessionId : `#${index}`);
+		const group = groups.get(key);
+		if (group) group.push(index);
+		else groups.set(key, [index]);
+	}
+	return [...groups.values()];
+}
+
 /**
  * Items whose session file is gone or unreadable although the manifest has them started or done (a
  * deleted or damaged file): they are run again. An unreadable file is set aside first
@@ -205,7 +218,14 @@ export async function runBatch(input: RunBatchInput): Promise<RunBatchResult> {
 	};
 
 	try {
-		await eachLimited(todo, executor.width, signal, runItem);
+		// A paired batch's variants of one seed and trial run one after another in one slot, the first
+		// first: the others start from its blueprint and shards. Unpaired items are groups of one.
+		await eachLimited(pairGroups(manifest, todo), executor.width, signal, async (group) => {
+			for (const index of group) {
+				if (signal.aborted) return;
+				await runItem(index);
+			}
+		});
 	} finally {
 		signal.removeEventListener('abort', stopExecutor);
 		await executor.close();

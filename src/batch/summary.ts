@@ -12,6 +12,11 @@ export type BatchSummary = {
 	readonly cleanRate: number | null;
 	readonly errors: Record<string, number>;
 	readonly terminations: Record<string, number>;
+	/**
+	 * A paired batch's figures per variant ("english/eval", "native/gold", ...): the batch-wide figures
+	 * above pool the variants, which are different set-ups. Absent for a batch of one variant.
+	 */
+	readonly byVariant?: ReadonlyArray<{readonly variant: string; readonly completed: number; readonly threeH: ScoreStats; readonly tdq: ScoreStats; readonly cleanRate: number | null}>;
 };
 
 export function scoreStats(values: readonly number[]): ScoreStats {
@@ -29,15 +34,27 @@ export function summarizeBatch(manifest: BatchManifest): BatchSummary {
 	const byStatus: Record<BatchItemStatus, number> = {pending: 0, running: 0, awaiting_assistant: 0, completed: 0, error: 0};
 	for (const item of manifest.items) byStatus[item.status]++;
 	const completed = manifest.items.filter((item) => item.status === 'completed');
-	const scored = (pick: (item: BatchItem) => number | null) => completed.map(pick).filter((value): value is number => value !== null);
-	const clean = completed.filter((item) => item.clean !== null);
+	const scored = (items: readonly BatchItem[], pick: (item: BatchItem) => number | null) => items.map(pick).filter((value): value is number => value !== null);
+	const cleanRate = (items: readonly BatchItem[]) => {
+		const known = items.filter((item) => item.clean !== null);
+		return known.length > 0 ? known.filter((item) => item.clean).length / known.length : null;
+	};
+	const variants = manifest.episode.variants;
 	return {
+		...(variants
+			? {
+					byVariant: variants.map(({language, mode}) => {
+						const mine = completed.filter((item) => item.variant?.language === language && item.variant.mode === mode);
+						return {variant: `${language}/${mode}`, completed: mine.length, threeH: scoreStats(scored(mine, (item) => item.threeH)), tdq: scoreStats(scored(mine, (item) => item.tdq)), cleanRate: cleanRate(mine)};
+					}),
+				}
+			: {}),
 		name: manifest.name,
 		planned: manifest.items.length,
 		byStatus,
-		threeH: scoreStats(scored((item) => item.threeH)),
-		tdq: scoreStats(scored((item) => item.tdq)),
-		cleanRate: clean.length > 0 ? clean.filter((item) => item.clean).length / clean.length : null,
+		threeH: scoreStats(scored(completed, (item) => item.threeH)),
+		tdq: scoreStats(scored(completed, (item) => item.tdq)),
+		cleanRate: cleanRate(completed),
 		errors: tally(manifest.items.filter((item) => item.status === 'error').map((item) => item.errorFlag ?? 'unknown')),
 		terminations: tally(completed.map((item) => item.termination ?? 'unknown')),
 	};

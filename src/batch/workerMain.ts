@@ -12,6 +12,7 @@ import {createSharedLimiter} from '../llm/sharedLimiter.js';
 import {usageCall} from '../llm/usage.js';
 import {loadUniverse} from '../universe/load.js';
 import {SeedSpace} from '../universe/seeds.js';
+import {writeStats} from '../store/sessionStore.js';
 import {executeItem} from './item.js';
 import type {FromWorker, ToWorker, WorkerInit} from './workerProtocol.js';
 
@@ -40,7 +41,7 @@ let running = 0;
 let closing = false;
 
 const maybeExit = () => {
-	if (closing && running === 0) send({type: 'closed'});
+	if (closing && running === 0) send({type: 'closed', writtenChars: writeStats.chars});
 };
 
 port.on('message', (message: ToWorker) => {

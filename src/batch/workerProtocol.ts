@@ -24,4 +24,5 @@ export type FromWorker =
 	| {readonly type: 'ended'; readonly index: number; readonly end: ItemEnd}
 	| {readonly type: 'call'; readonly call: UsageCall}
 	| {readonly type: 'notice'; readonly message: string}
-	| {readonly type: 'closed'};
+	/** The thread is done; `writtenChars` is what it wrote to session files (the coordinator's write figures add it). */
+	| {readonly type: 'closed'; readonly writtenChars: number};

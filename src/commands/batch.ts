@@ -4,13 +4,13 @@ import {summaryOf} from './registry.js';
 import chalk from 'chalk';
 import {episodeOptionsFromFlags} from '../app/episodes.js';
 import {createRuntime, episodeRoles, type Runtime, runtimeFlags, sessionsDir} from '../app/runtime.js';
-import {checkBatchName, planItems, selectSeeds} from '../batch/plan.js';
+import {checkBatchName, planItems, selectSeeds, variantsOf} from '../batch/plan.js';
 import {itemsToRun, runBatch} from '../batch/runner.js';
 import {type BatchSummary, summarizeBatch} from '../batch/summary.js';
 import {type BatchEpisodeConfig, BatchManifest, type BatchSelection} from '../domain/batch.js';
 import {registerSchema} from '../domain/registry.js';
 import {ModelRole} from '../domain/session.js';
-import {describeSelection, planReport, progressPrinter, runFigures, stat, summaryText} from '../present/batch.js';
+import {describeSelection, describeVariants, planReport, progressPrinter, runFigures, stat, summaryText} from '../present/batch.js';
 import {liveLine} from '../present/liveLine.js';
 import {BatchStore} from '../store/batchStore.js';
 import {SeedSpace} from '../universe/seeds.js';
@@ -28,7 +28,8 @@ const withoutDefault = ({default: _default, ...spec}: FlagSpec): FlagSpec => spe
 
 registerSchema('batch', BatchManifest, 'a batch manifest (sessions/batches/<name>.json): the plan and where each item stands');
 
-const SELECTION_FLAGS = [...Object.keys(filterFlags), 'seedFile', 'sample', 'sampleSeed', 'trials'] as const;
+const SELECTION_FLAGS = [...Object.keys(filterFlags), 'seedFile', 'sample', 'sampleSeed', 'balance', 'trials'] as const;
+const BALANCE = ['identity', 'region', 'tier', 'domain'] as const;
 const EPISODE_FLAGS = ['lang', 'mode', 'judgeMode', 'maxTurns', 'bestOf'] as const;
 
 export const batchCommand: Command = {
@@ -47,6 +48,7 @@ export const batchCommand: Command = {
 		seedFile: {type: 'string', description: 'Seed ids to run, one <persona-id>:<template-id> per line, instead of filters'},
 		sample: {type: 'number', description: 'Draw this many seeds from the selection (stable: same flags, same seeds)'},
 		sampleSeed: {type: 'string', description: 'Key of the sample draw (default "0")'},
+		balance: {type: 'string', description: 'With --sample: draw equally from each identity, region, tier or domain (the paper\'s balanced design)'},
 		trials: {type: 'number', description: 'Episodes per seed, to see run-to-run noise (default 1)'},
 		parallel: {type: 'number', description: 'Episodes in flight at once (default: --concurrency, the model-call limit)'},
 		queue: {type: 'string', description: 'Run the batch on a Redis queue, redis://HOST:PORT[/DB]: this process plans, follows and collects the sessions; `cultureconverse worker --queue ...` processes anywhere run the episodes'},
@@ -83,20 +85,31 @@ function selectionOf(flags: Flags, io: IO): BatchSelection {
 	const seedFile = typeof flags['seedFile'] === 'string' ? flags['seedFile'] : null;
 	if (seedFile && given(flags, Object.keys(filterFlags)).length > 0) throw new UserError('--seed-file lists the seeds itself: drop the seed filters, or drop --seed-file.');
 	const filter = seedFilter(flags);
+	const sample = whole('sample', 1, 1_000_000);
+	const balance = flags['balance'];
+	if (balance !== undefined) {
+		if (!(BALANCE as readonly unknown[]).includes(balance)) throw new UserError(unknownMessage('--balance stratum', String(balance), BALANCE, 'Use identity, region, tier or domain.'));
+		if (sample === null) throw new UserError('--balance shapes a sample: give --sample N too.');
+	}
 	return {
 		filter: Object.fromEntries(Object.entries(filter).filter(([, value]) => value !== undefined)),
 		seedFile: seedFile ? path.resolve(io.cwd, seedFile) : null,
-		sample: whole('sample', 1, 1_000_000),
+		sample,
 		sampleSeed: typeof flags['sampleSeed'] === 'string' ? flags['sampleSeed'] : '0',
+		// Only when asked: a batch planned before --balance existed still compares equal on a rerun.
+		...(balance !== undefined ? {balance: balance as (typeof BALANCE)[number]} : {}),
 		trials: whole('trials', 1, 100) ?? 1,
 	};
 }
 
 function episodeConfigOf(flags: Flags, runtime: Runtime): BatchEpisodeConfig {
-	const options = episodeOptionsFromFlags(flags);
+	const variants = variantsOf(flags['lang'], flags['mode']);
+	const first = variants[0]!;
+	const options = episodeOptionsFromFlags({...flags, lang: first.language, mode: first.mode});
 	return {
-		language: options.language ?? 'english',
-		mode: flags['mode'] === 'gold' ? 'gold' : 'eval',
+		language: first.language,
+		mode: first.mode,
+		...(variants.length > 1 ? {variants} : {}),
 		assistant: options.assistant ?? 'llm',
 		judgeMode: options.judgeMode ?? 'separate',
 		maxTurns: options.maxTurns ?? 5,
@@ -115,7 +128,7 @@ async function runOrResume(context: CommandContext): Promise<number> {
 	const live = liveLine(io.stderr, !flags['json'] && !flags['jsonl'] && Boolean((io.stderr as {isTTY?: boolean}).isTTY));
 	// Everything the run says on stderr (index builds, warnings) goes above the live progress line.
 	const planned = store.exists(name) ? store.load(name) : null;
-	const roles = episodeRoles(planned?.episode.assistant ?? episodeOptionsFromFlags(flags).assistant ?? 'llm');
+	const roles = episodeRoles(planned?.episode.assistant ?? (variantsOf(flags['lang'], flags['mode']).some((variant) => variant.mode === 'gold') ? 'gold' : episodeOptionsFromFlags({...flags, lang: undefined, mode: undefined}).assistant ?? 'llm'));
 	const runtime = createRuntime({flags, io: {...io, stderr: live.stream}, universe: universe(), roles});
 	const episode = episodeConfigOf(flags, runtime);
 	let manifest: BatchManifest;
@@ -126,7 +139,7 @@ async function runOrResume(context: CommandContext): Promise<number> {
 			throw new UserError(`Batch '${name}' was planned with another selection (${describeSelection(manifest.selection)}). Rerun it with no seed flags to resume it, or give a new --name.`);
 		}
 		const changedEpisode = EPISODE_FLAGS.filter((flag) => flags[flag] !== undefined).length > 0 && JSON.stringify({...episode, bestOf: episode.bestOf ?? null, models: null}) !== JSON.stringify({...manifest.episode, bestOf: manifest.episode.bestOf ?? null, models: null});
-		if (changedEpisode) throw new UserError(`Batch '${name}' runs ${manifest.episode.language} / ${manifest.episode.mode} / ${manifest.episode.judgeMode} / max ${manifest.episode.maxTurns} turns; ${manifest.episode.bestOf ? ` / best of ${manifest.episode.bestOf}` : ''}; resume it without --lang, --mode, --judge-mode, --max-turns or --best-of, or give a new --name.`);
+		if (changedEpisode) throw new UserError(`Batch '${name}' runs ${describeVariants(manifest.episode)} / ${manifest.episode.judgeMode} / max ${manifest.episode.maxTurns} turns${manifest.episode.bestOf ? ` / best of ${manifest.episode.bestOf}` : ''}; resume it without --lang, --mode, --judge-mode, --max-turns or --best-of, or give a new --name.`);
 		const models = ModelRole.options.filter((role) => manifest.episode.models[role] !== episode.models[role]);
 		if (models.length > 0 && !flags['allowModelChange']) {
 			throw new UserError(`Batch '${name}' was planned with other models (${models.map((role) => `${role}: ${manifest.episode.models[role]} -> ${episode.models[role]}`).join('; ')}). Scores from different models are not comparable: resume with the same model flags, or pass --allow-model-change.`);
@@ -135,7 +148,7 @@ async function runOrResume(context: CommandContext): Promise<number> {
 		const selection = selectionOf(flags, io);
 		const seeds = selectSeeds(space, selection);
 		const createdAt = new Date().toISOString();
-		manifest = {format: 'cultureconverse.batch', version: 1, name, createdAt, updatedAt: createdAt, selection, episode, items: planItems(name, seeds, selection.trials)};
+		manifest = {format: 'cultureconverse.batch', version: 1, name, createdAt, updatedAt: createdAt, selection, episode, items: planItems(name, seeds, selection.trials, episode.variants ?? [])};
 	}
 
 	if (flags['dryRun']) {
@@ -146,6 +159,8 @@ async function runOrResume(context: CommandContext): Promise<number> {
 	}
 
 	const queue = flags['queue'] === undefined ? null : await queueSetup(flags, episode);
+	// A variant starts from its pair's blueprint, a session file its worker would not have.
+	if (queue && manifest.items.some((item) => item.variant)) throw new UserError('Paired variants (--lang or --mode with two values) do not run on a queue yet: run them as a local batch, or one variant per --queue batch.');
 	await runtime.check(roles);
 	const todo = itemsToRun(manifest, !flags['skipErrors']).length;
 	const parallel = wholeFlag(flags, 'parallel', {min: 1, max: 1024}, runtime.settings.concurrency);
@@ -228,7 +243,7 @@ async function showStatus(context: CommandContext): Promise<number> {
 	}
 	write(io, summaryText(summary));
 	if (queue) write(io, (await import('../queue/status.js')).queueStatusText(queue, new Date()));
-	write(io, `  planned ${manifest.createdAt.slice(0, 16).replace('T', ' ')} · ${describeSelection(manifest.selection)} · ${manifest.episode.language} / ${manifest.episode.mode}`);
+	write(io, `  planned ${manifest.createdAt.slice(0, 16).replace('T', ' ')} · ${describeSelection(manifest.selection)} · ${describeVariants(manifest.episode)}`);
 	const open = manifest.items.filter((item) => item.status !== 'completed');
 	if (open.length > 0) {
 		write(io, renderTable(open.slice(0, 50), [

@@ -3,7 +3,7 @@ import path from 'node:path';
 import type {SituatedEval, SituatedItem} from '../domain/situated.js';
 import {formatPair, llamaFactoryDatasetInfo} from '../export/pairFormats.js';
 import {fixed, percent, withInterval} from '../present/numbers.js';
-import {calibrate, fitCalibration} from '../situated/calibrate.js';
+import {calibrate, fitCalibration, quantile} from '../situated/calibrate.js';
 import {buildSituatedPairs, situatedSft} from '../situated/pairs.js';
 import {rewardBestOfN, sampleId, samplesForScoring} from '../situated/rewardBoN.js';
 import {writeFileAtomic} from '../util/atomicWrite.js';
@@ -187,12 +187,14 @@ export function calibrateRewards({flags, io}: CommandContext): number {
 	if (values.length < 4) throw new UserError(`${full}: ${values.length} reward(s); calibration needs at least 4 to estimate quartiles.`);
 	const calibration = fitCalibration(values);
 	const sorted = [...values].sort((a, b) => a - b);
-	const points = [0.05, 0.25, 0.5, 0.75, 0.95].map((q) => ({q, raw: sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!})).map((point) => ({...point, calibrated: calibrate(point.raw, calibration)}));
+	// The same quantile rule as the fit (linear interpolation, type 7): the 0.5 row is the fitted median
+	// and calibrates to exactly 0.5, and the 0.25 / 0.75 rows span the IQR the scale was taken from.
+	const points = [0.05, 0.25, 0.5, 0.75, 0.95].map((q) => ({q, raw: quantile(sorted, q)})).map((point) => ({...point, calibrated: calibrate(point.raw, calibration)}));
 	if (flags['json']) writeJson(io, {...calibration, points});
 	else {
 		write(io, `median ${calibration.median}, robust scale ${calibration.scale.toFixed(4)} (IQR / 1.349), from ${calibration.n} rewards`);
-		write(io, 'r = σ(clip((raw − median) / scale, −20, 20))');
-		write(io, renderTable(points, [{header: 'QUANTILE', value: (point) => point.q}, {header: 'RAW', value: (point) => point.raw, align: 'right'}, {header: 'CALIBRATED', value: (point) => point.calibrated.toFixed(3), align: 'right'}]));
+		write(io, 'r = σ(clip((raw − median) / scale, −20, 20)); quantiles by linear interpolation between order statistics (type 7), as in the fit');
+		write(io, renderTable(points, [{header: 'QUANTILE', value: (point) => point.q}, {header: 'RAW', value: (point) => Number(point.raw.toPrecision(6)), align: 'right'}, {header: 'CALIBRATED', value: (point) => point.calibrated.toFixed(3), align: 'right'}]));
 	}
 	return ExitCode.ok;
 }

@@ -34,11 +34,15 @@ export function pairedData(flags: Flags, io: IO, contrast: Contrast, options: {q
 	const groups = setupGroups(sessions, compared);
 	const labels = new Map(groups.map((group) => [group.key, group.label]));
 	const withSetup = groups.length > 1;
-	const columns = [...(withSetup ? ['setup'] : []), ...slices];
+	// A language delta is taken within one mode and a mode delta within one language: a 2 x 2 batch
+	// (--lang english,native --mode eval,gold) would otherwise average gold and eval into each side.
+	const other = contrast === 'language' ? 'mode' : contrast === 'mode' ? 'language' : null;
+	const withOther = other !== null && !slices.includes(other) && new Set(sessions.map((s) => s[other])).size > 1;
+	const columns = [...(withSetup ? ['setup'] : []), ...(withOther ? [other!] : []), ...slices];
 	const rows = pairedDeltas(
 		sessions,
 		contrast,
-		(s) => ({...(withSetup ? {setup: labels.get(residualKey(s.setup, compared))!} : {}), ...Object.fromEntries(slices.map((slice) => [slice, sliceValue[slice](s)]))}),
+		(s) => ({...(withSetup ? {setup: labels.get(residualKey(s.setup, compared))!} : {}), ...(withOther ? {[other!]: s[other!]} : {}), ...Object.fromEntries(slices.map((slice) => [slice, sliceValue[slice](s)]))}),
 		{seed: bootstrapSeed(flags), resamples: typeof flags['resamples'] === 'number' ? flags['resamples'] : undefined},
 	);
 	return {contrast, label: CONTRASTS[contrast].label, unit: CONTRASTS[contrast].unit, columns, setups: groups, rows};

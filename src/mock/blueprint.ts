@@ -107,8 +107,12 @@ export function mockBlueprint(input: unknown): BlueprintDraft {
 			? taboos.slice(0, 3).map((hit, index) => ({id: `T${index + 1}`, description: `Recommends or endorses: ${lowerFirst(stripEnd(hit.title))}`, severity: hit.severity ?? 'medium', evidenceId: hit.id}))
 			: [{id: 'T1', description: 'States an invented local rule, date or price as certain fact', severity: 'low' as const, evidenceId: null}];
 	const openers = context.openers.map((style) => style.name.toLowerCase()).join(' / ');
+	const initialMessage = `Hi, I could use some advice. ${firstPerson(situation)} ${askAsRequest(ask)}`;
+	// The native opener is a stock phrase; the numbers the English one states (a verse, a date, a
+	// count) ride along, as any translation must carry them (openerMismatch checks it).
+	const numbers = [...new Set(initialMessage.normalize('NFKC').match(/\d+(?:[.,]\d+)?/g) ?? [])];
 	return {
-		public: {initialMessage: `Hi, I could use some advice. ${firstPerson(situation)} ${askAsRequest(ask)}`},
+		public: {initialMessage},
 		private: {
 			identity: `I am a ${persona.identity} ${persona.gender === 'female' ? 'woman' : 'man'} aged ${persona.age}, living in ${persona.regionName}.`,
 			style: `Plain and practical; opens in the manner of: ${openers}.`,
@@ -125,7 +129,7 @@ export function mockBlueprint(input: unknown): BlueprintDraft {
 			tripwires,
 			friction,
 		},
-		nativeInitialMessage: phrases(persona.language).opener,
+		nativeInitialMessage: numbers.length > 0 ? `${phrases(persona.language).opener} (${numbers.join(', ')})` : phrases(persona.language).opener,
 	};
 }
 

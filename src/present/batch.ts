@@ -37,12 +37,20 @@ export const stat = (value: number | null, digits = 2) => (value === null ? '–
 
 export function summaryText(summary: BatchSummary, run?: RunFigures): string {
 	const s = summary.byStatus;
-	const lines = [
-		`Batch ${summary.name}: ${s.completed}/${summary.planned} completed, ${s.error} error, ${s.pending + s.running + s.awaiting_assistant} unfinished`,
-		`  3H   ${stat(summary.threeH.mean)} ± ${stat(summary.threeH.sd)} (sd, n=${summary.threeH.n})`,
-		`  TDQ  ${stat(summary.tdq.mean)} ± ${stat(summary.tdq.sd)} (sd, n=${summary.tdq.n})`,
-		`  clean ${summary.cleanRate === null ? '–' : `${(summary.cleanRate * 100).toFixed(1)}%`} of completed episodes`,
-	];
+	const clean = (rate: number | null) => (rate === null ? '–' : `${(rate * 100).toFixed(1)}%`);
+	const lines = [`Batch ${summary.name}: ${s.completed}/${summary.planned} completed, ${s.error} error, ${s.pending + s.running + s.awaiting_assistant} unfinished`];
+	if (summary.byVariant) {
+		// Variants are different set-ups: never one pooled mean (`report paired` gives the per-seed deltas).
+		lines.push('  per variant (completed episodes; mean ± sd):');
+		for (const row of summary.byVariant) lines.push(`    ${row.variant.padEnd(15)} n=${String(row.completed).padEnd(5)} 3H ${stat(row.threeH.mean)} ± ${stat(row.threeH.sd)}  TDQ ${stat(row.tdq.mean)} ± ${stat(row.tdq.sd)}  clean ${clean(row.cleanRate)}`);
+		lines.push(`  paired deltas per seed: cultureconverse report paired --batch ${summary.name} --by language${summary.byVariant.some((row) => row.variant.endsWith('/gold')) ? ' (or --by mode)' : ''}`);
+	} else {
+		lines.push(
+			`  3H   ${stat(summary.threeH.mean)} ± ${stat(summary.threeH.sd)} (sd, n=${summary.threeH.n})`,
+			`  TDQ  ${stat(summary.tdq.mean)} ± ${stat(summary.tdq.sd)} (sd, n=${summary.tdq.n})`,
+			`  clean ${clean(summary.cleanRate)} of completed episodes`,
+		);
+	}
 	if (Object.keys(summary.terminations).length > 0) lines.push(`  endings: ${Object.entries(summary.terminations).map(([reason, n]) => `${reason} ${n}`).join(', ')}`);
 	if (Object.keys(summary.errors).length > 0) lines.push(`  errors (not scored): ${Object.entries(summary.errors).map(([flag, n]) => `${flag} ${n}`).join(', ')}`);
 	if (run) {
@@ -94,9 +102,17 @@ export function progressPrinter(io: IO, liveLine: LiveLine, mode: 'text' | 'json
 export function describeSelection(selection: BatchSelection): string {
 	const parts = Object.entries(selection.filter).map(([key, value]) => `${key} ${String(value)}`);
 	if (selection.seedFile) parts.push(`seed file ${selection.seedFile}`);
-	if (selection.sample !== null) parts.push(`sample ${selection.sample} (key ${selection.sampleSeed})`);
+	if (selection.sample !== null) parts.push(`sample ${selection.sample} (key ${selection.sampleSeed})${selection.balance ? `, balanced by ${selection.balance}` : ''}`);
 	if (selection.trials > 1) parts.push(`${selection.trials} trials`);
 	return parts.join(', ') || 'all seeds';
+}
+
+/** "english / eval", or the paired variants: "english+native / eval (paired: one blueprint per seed)". */
+export function describeVariants(episode: BatchManifest['episode']): string {
+	if (!episode.variants) return `${episode.language} / ${episode.mode}`;
+	const languages = [...new Set(episode.variants.map((variant) => variant.language))].join('+');
+	const modes = [...new Set(episode.variants.map((variant) => variant.mode))].join('+');
+	return `${languages} / ${modes} (paired: each seed's variants share one blueprint and shard plan)`;
 }
 
 export function planReport(manifest: BatchManifest, space: SeedSpace): {name: string; items: number; seeds: number; byTier: Record<string, number>; byRegion: Record<string, number>; bySplit: Record<string, number>; first: string[]; text: string} {
@@ -107,7 +123,8 @@ export function planReport(manifest: BatchManifest, space: SeedSpace): {name: st
 	const first = seeds.slice(0, 10).map((seed) => seed.id);
 	const fmt = (counts: Record<string, number>) => Object.entries(counts).map(([key, n]) => `${key} ${n}`).join(', ');
 	const text = [
-		`Batch ${manifest.name} (dry run): ${seeds.length} seed(s) x ${manifest.selection.trials} trial(s) = ${manifest.items.length} episode(s); ${describeSelection(manifest.selection)}`,
+		`Batch ${manifest.name} (dry run): ${seeds.length} seed(s) x ${manifest.selection.trials} trial(s)${manifest.episode.variants ? ` x ${manifest.episode.variants.length} variants` : ''} = ${manifest.items.length} episode(s); ${describeSelection(manifest.selection)}`,
+		`  runs: ${describeVariants(manifest.episode)}`,
 		`  tiers: ${fmt(byTier)}`,
 		`  regions: ${fmt(byRegion)}`,
 		`  splits: ${fmt(bySplit)}`,

@@ -70,6 +70,17 @@ async function batch(args: string[]): Promise<Child> {
 	return {...parsed, stdout, stderr, wallMs: Date.now() - started};
 }
 
+/** Why a batch exited non-zero: its summary's error flags, else its last stderr line. */
+function failureOf(run: Child): string {
+	try {
+		const summary = JSON.parse(run.stdout) as {errors?: Record<string, number>};
+		if (summary.errors && Object.keys(summary.errors).length > 0) return `errors ${JSON.stringify(summary.errors)}`;
+	} catch {
+		// not JSON: fall through to stderr
+	}
+	return run.stderr.trim().split('\n').at(-1) ?? '';
+}
+
 const sessionsOf = (name: string) => path.join(work, `sessions-${name}`);
 function averageSessionChars(dir: string): number {
 	const files = readdirSync(dir).filter((file) => file.endsWith('.json') && !file.startsWith('.'));
@@ -94,7 +105,7 @@ try {
 			const dir = sessionsOf(`scale-${n}`);
 			const run = await batch(['--name', `scale-${n}`, '--sample', String(n), '--parallel', '64', '--concurrency', '64', '--sessions-dir', dir, '--base-url', srv.baseURL]);
 			await srv.stop();
-			if (run.code !== 0) console.log(`  (exit ${run.code}: ${run.stderr.trim().split('\n').at(-1)})`);
+			if (run.code !== 0) console.log(`  (exit ${run.code}: ${failureOf(run)})`);
 			const sessionKb = averageSessionChars(dir) / 1024;
 			const writtenPer = run.writtenChars / n / 1024;
 			console.log(`${pad(n, 8)}  ${pad((run.cpuMs / 1000).toFixed(1), 5)}  ${pad((run.cpuMs / n).toFixed(1), 14)}  ${pad(run.maxRssMb.toFixed(0), 11)}  ${pad(sessionKb.toFixed(1), 10)}  ${pad(writtenPer.toFixed(1), 18)}  ${pad((writtenPer / sessionKb).toFixed(2), 15)}`);

@@ -5,9 +5,14 @@
  *
  *   node --import tsx test/bench/cliChild.ts batch --name x ...
  */
-import {writeSync} from 'node:fs';
-import {main} from '../../src/main.js';
-import {writeStats} from '../../src/store/sessionStore.js';
+import {existsSync, writeSync} from 'node:fs';
+
+// The shipped build (dist/, what `npx cultureconverse` runs) when present: under tsx every worker thread
+// of a batch would compile the sources again, which costs CPU and memory the product never pays.
+const dist = new URL('../../dist/main.js', import.meta.url);
+const fromDist = process.env['BENCH_SOURCE'] !== 'src' && existsSync(dist);
+const {main} = (fromDist ? await import(dist.href) : await import('../../src/main.js')) as typeof import('../../src/main.js');
+const {writeStats} = (fromDist ? await import(new URL('../../dist/store/sessionStore.js', import.meta.url).href) : await import('../../src/store/sessionStore.js')) as typeof import('../../src/store/sessionStore.js');
 
 const controller = new AbortController();
 process.on('SIGINT', () => controller.abort());
