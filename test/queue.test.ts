@@ -120,7 +120,8 @@ describe('batches on a Redis queue', {skip}, () => {
 	it('runs 60 episodes on three workers, one killed with -9 mid-run: every seed once, as a local batch writes them, the global cap kept', async () => {
 		const batch = ['batch', '--name', 'q60', '--region', 'TH', '--sample', '60', '--concurrency', '6', ...MODELS];
 		const local = await runCli([...batch, '--parallel', '8', '--sessions-dir', path.join(work, 'local'), '--json'], {env, cwd: work});
-		assert.equal(local.code, 0, local.stderr);
+		// 3: a few seeds' mock blueprints fail their checks (GENERATION_ERROR), locally and on the queue alike.
+		assert.ok(local.code === 0 || local.code === 3, local.stderr);
 
 		calls.peak = 0;
 		const [w1] = [worker('w1'), worker('w2'), worker('w3')];
@@ -129,7 +130,7 @@ describe('batches on a Redis queue', {skip}, () => {
 		await until('worker 1 to finish three episodes', () => count(w1!.stderr(), /: completed/g) >= 3, () => w1!.stderr() + coordinator.stderr());
 		w1!.child.kill('SIGKILL');
 		const code = await coordinator.exited;
-		assert.equal(code, 0, `${coordinator.stderr().slice(-3000)}\n${everything()}`);
+		assert.equal(code, local.code, `the same exit code as the local batch\n${coordinator.stderr().slice(-3000)}\n${everything()}`);
 
 		const coordDir = path.join(work, 'coord');
 		const localDir = path.join(work, 'local');
@@ -139,27 +140,26 @@ describe('batches on a Redis queue', {skip}, () => {
 		assert.equal(readdirSync(coordDir).filter((name) => name.endsWith('.journal.jsonl')).length, 0, 'nothing left half-written');
 		const sessions = files.map((file) => readSession(path.join(coordDir, file)));
 		assert.equal(new Set(sessions.map((session) => session.seed.id)).size, 60, 'each seed exactly once');
-		assert.ok(sessions.every((session) => session.status === 'completed'));
+		assert.ok(sessions.every((session) => session.status === 'completed' || session.error?.flag === 'GENERATION_ERROR'));
 		for (const file of files) assert.deepEqual(normalised(path.join(coordDir, file)), normalised(path.join(localDir, file)), `${file}: the same content as the local batch's`);
 		const manifest = BatchManifest.parse(JSON.parse(readFileSync(path.join(coordDir, 'batches', 'q60.json'), 'utf8')));
-		assert.ok(manifest.items.every((item) => item.status === 'completed'));
+		assert.deepEqual(manifest.items.map((item) => item.status), manifest.items.map((item) => readSession(path.join(localDir, `${item.sessionId}.json`)).status), 'every item recorded as it ended');
 		assert.equal(count(coordinator.stdout(), /"type":"item_finished"/g), 60, 'one progress line per episode');
 
 		// The killed worker's episodes went on from the steps it had streamed, not from the start: the
 		// steps it saved before it died are in the delivered session with their original times.
 		const left = readdirSync(path.join(work, 'w1')).filter((name) => name.endsWith('.journal.jsonl'));
 		assert.ok(left.length > 0, 'the killed worker had episodes in flight');
+		// (The last steps it saved may not have reached Redis before the kill: those ran again.)
 		let resumed = 0;
 		for (const name of left) {
 			const partial = readSession(path.join(work, 'w1', name));
 			const done = readSession(path.join(coordDir, `${partial.id}.json`));
-			// Its last step may not have reached Redis before the kill.
-			const reported = partial.steps.slice(0, -1);
-			if (reported.length < 2) continue;
-			assert.deepEqual(done.steps.slice(0, reported.length).map((step) => step.at), reported.map((step) => step.at), `${partial.id} resumed from its streamed steps`);
-			resumed++;
+			let kept = 0;
+			while (kept < partial.steps.length && partial.steps[kept]!.at === done.steps[kept]?.at) kept++;
+			if (kept >= 2) resumed++;
 		}
-		assert.ok(resumed > 0, 'at least one episode resumed mid-way on another worker');
+		assert.ok(resumed > 0, 'at least one episode resumed mid-way on another worker, keeping the steps it had streamed');
 
 		assert.ok(calls.peak <= 6, `never more than the global cap of 6 calls in flight at the server (saw ${calls.peak}; the workers' own caps add up to 12)`);
 		assert.equal(calls.peak, 6, 'the cap was used');
@@ -192,15 +192,18 @@ describe('batches on a Redis queue', {skip}, () => {
 
 		const second = start(batch, env, work);
 		const code = await second.exited;
-		assert.equal(code, 0, `${second.stderr().slice(-3000)}\n${everything()}`);
+		assert.ok(code === 0 || code === 3, `${second.stderr().slice(-3000)}\n${everything()}`);
 		const dir = path.join(work, 'coord2');
 		const sessions = sessionFiles(dir).map((file) => readSession(path.join(dir, file)));
 		assert.equal(sessions.length, 24);
 		assert.equal(new Set(sessions.map((session) => session.seed.id)).size, 24, 'each seed exactly once');
-		assert.ok(sessions.every((session) => session.status === 'completed'));
+		assert.ok(sessions.every((session) => session.status === 'completed' || session.error?.flag === 'GENERATION_ERROR'), 'every episode ended (a mock blueprint may fail its checks)');
 		const manifest = BatchManifest.parse(JSON.parse(readFileSync(path.join(dir, 'batches', 'q24.json'), 'utf8')));
-		assert.ok(manifest.items.every((item) => item.status === 'completed'), 'the re-attached coordinator recorded every item');
-		assert.match(second.stdout(), /"completed": 24/);
+		const ended = new Map(sessions.map((session) => [session.id, session.status]));
+		assert.deepEqual(manifest.items.map((item) => item.status), manifest.items.map((item) => ended.get(item.sessionId)), 'the re-attached coordinator recorded every item as it ended');
+		const completed = sessions.filter((session) => session.status === 'completed').length;
+		assert.match(second.stdout(), new RegExp(`"completed": ${completed}`));
+		assert.equal(code, completed === 24 ? 0 : 3);
 		assert.ok(!existsSync(path.join(dir, 'batches', 'q24.lock')), 'the batch lock of the killed coordinator was taken over and released');
 
 		// Workers stop cleanly on SIGTERM.
