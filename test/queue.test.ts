@@ -126,8 +126,13 @@ describe('batches on a Redis queue', {skip}, () => {
 		calls.peak = 0;
 		const [w1] = [worker('w1'), worker('w2'), worker('w3')];
 		const coordinator = start([...batch, '--sessions-dir', path.join(work, 'coord'), '--queue', redis.url, '--jsonl'], env, work);
-		// Killed once it has finished a few episodes and is in the middle of others.
-		await until('worker 1 to finish three episodes', () => count(w1!.stderr(), /: completed/g) >= 3, () => w1!.stderr() + coordinator.stderr());
+		// Killed once it has finished an episode and is well into another (several steps saved).
+		const midway = () => {
+			const dir = path.join(work, 'w1');
+			if (!existsSync(dir)) return false;
+			return readdirSync(dir).some((name) => name.endsWith('.journal.jsonl') && count(readFileSync(path.join(dir, name), 'utf8'), /\n/g) >= 8);
+		};
+		await until('worker 1 to be mid-way through an episode', () => count(w1!.stderr(), /: completed/g) >= 1 && midway(), () => w1!.stderr() + coordinator.stderr());
 		w1!.child.kill('SIGKILL');
 		const code = await coordinator.exited;
 		assert.equal(code, local.code, `the same exit code as the local batch\n${coordinator.stderr().slice(-3000)}\n${everything()}`);
