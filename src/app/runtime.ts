@@ -55,11 +55,12 @@ export function sessionsDir(flags: Flags, io: Pick<IO, 'cwd' | 'env'>): string {
  * `roles`: the roles the command will call; one of them without a model (an endpoint other than
  * OpenAI's has no default) stops the command here, before anything runs.
  */
-export function createRuntime(input: {flags: Flags; io: IO; universe: Universe; roles?: readonly ModelRole[]; limiter?: Limiter; quiet?: boolean}): Runtime {
+export function createRuntime(input: {flags: Flags; io: IO; universe: Universe; roles?: readonly ModelRole[]; limiter?: Limiter; quiet?: boolean; settings?: ModelSettings}): Runtime {
 	registerMocks();
 	const {flags, io, universe} = input;
 	const workspace = workspaceDir(io.env, io.cwd);
-	const settings = resolveRoleSettings({flags, env: io.env, cwd: io.cwd});
+	// A queue worker runs with the settings its batch recorded (src/queue/spec.ts), not its own flags.
+	const settings = input.settings ?? resolveRoleSettings({flags, env: io.env, cwd: io.cwd});
 	requireRoles(settings, input.roles ?? ModelRole.options);
 	if (!input.quiet) for (const role of input.roles ?? ModelRole.options) for (const notice of settings.roles[role].notices ?? []) io.stderr.write(`cultureconverse: ${role}: ${notice}\n`);
 	const gateway = createGateway({...gatewayOptions(settings, {env: io.env, workspaceDir: workspace}), ...(input.limiter ? {limiter: input.limiter} : {})});

@@ -31,6 +31,8 @@ export type ItemEnd =
 export type ItemHooks = {
 	readonly started: (status: SessionStatus, resumed: boolean) => void;
 	readonly retried: (reason: string, delayMs: number) => void;
+	/** Every engine event of the item (a queue worker streams each saved step back: src/queue/). */
+	readonly event?: (event: EngineEvent) => void;
 };
 
 /** The episode settings of one item: a paired batch's variant sets its language and mode. */
@@ -58,6 +60,7 @@ export function itemPatch(session: Session): Partial<BatchItem> {
 export async function executeItem(runtime: Runtime, item: BatchItem, seedOf: (seedId: string) => Seed, settings: ItemSettings, signal: AbortSignal, hooks: ItemHooks): Promise<ItemEnd> {
 	const listener = (event: EngineEvent) => {
 		if (event.type === 'call_retried') hooks.retried(event.reason, event.delayMs);
+		hooks.event?.(event);
 	};
 	const resumed = runtime.store.exists(item.sessionId);
 	let engine: EpisodeEngine;

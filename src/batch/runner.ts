@@ -64,7 +64,14 @@ export type RunBatchInput = {
 	 * a worker needs to build its own runtime; absent or 1 runs everything in this thread.
 	 */
 	readonly workers?: {readonly count: number; readonly init: Omit<WorkerInit, 'limiter' | 'settings'>; readonly concurrency: number; readonly adaptive: boolean; readonly onLimiter?: (limiter: Limiter) => void};
+	/**
+	 * Another executor to run the items through (the Redis queue of src/queue/: workers on other
+	 * machines), built once the items to run are known; it is told of every call for the usage tally.
+	 */
+	readonly executor?: (context: ExecutorContext) => Promise<Executor>;
 };
+
+export type ExecutorContext = {readonly settings: ItemSettings; readonly todo: readonly number[]; readonly onCall: (call: UsageCall) => void; readonly onNotice: (message: string) => void};
 
 /** Why a batch stopped early: the same set-up failure hit `count` items in a row (`id` is the last session). */
 export type BatchStop = SetupStop;
@@ -119,10 +126,12 @@ function assertWhole(file: string): void {
  * deleted or damaged file): they are run again. An unreadable file is set aside first
  * (`<id>.json.unreadable-<time>`, never deleted), so no saved work is lost and the rerun starts clean.
  */
-function recoverLost(manifest: BatchManifest, runtime: Runtime, notice: (message: string) => void): number[] {
+function recoverLost(manifest: BatchManifest, runtime: Runtime, notice: (message: string) => void, remote: boolean): number[] {
 	const lost: number[] = [];
 	manifest.items.forEach((item, index) => {
 		if (item.status === 'pending') return;
+		// Items running on a queue's workers have their sessions there until they end.
+		if (remote && item.status !== 'completed' && item.status !== 'error') return;
 		const file = runtime.store.fileFor(item.sessionId);
 		if (!runtime.store.exists(item.sessionId)) {
 			// Said, so a rerun never looks like "0 to run" while it quietly redoes work (or seems to skip it).
@@ -176,7 +185,7 @@ async function runOpen(input: RunBatchInput, writer: BatchWriter, breaker: Setup
 	const manifest = writer.manifest;
 	const now = input.now ?? (() => new Date());
 	const at = () => now().toISOString();
-	const recovered = recoverLost(manifest, runtime, notice);
+	const recovered = recoverLost(manifest, runtime, notice, Boolean(input.executor));
 	for (const index of recovered) writer.update(index, {status: 'pending', threeH: null, tdq: null, clean: null, errorFlag: null, termination: null}, at());
 	const todo = itemsToRun(manifest, input.retryErrors ?? true);
 	// Never more threads than items, counted after recovery (before it, a rerun of lost items looked like nothing to do).
@@ -186,7 +195,8 @@ async function runOpen(input: RunBatchInput, writer: BatchWriter, breaker: Setup
 	const settings: ItemSettings = {episode: input.episode, ...(input.allowModelChange ? {allowModelChange: true} : {})};
 	const onCall = (call: UsageCall) => usage.add(call);
 	let executor: Executor;
-	if (input.workers && threads > 1) {
+	if (input.executor) executor = await input.executor({settings, todo, onCall, onNotice: notice});
+	else if (input.workers && threads > 1) {
 		const limiterState = sharedLimiterState(input.workers.concurrency, input.workers.adaptive);
 		input.workers.onLimiter?.(createSharedLimiter(limiterState));
 		executor = await workerExecutor({workers: threads, parallel: input.parallel, init: {...input.workers.init, settings, limiter: limiterState}, onCall, onNotice: notice});

@@ -38,7 +38,8 @@ export const batchCommand: Command = {
 	usage: [
 		'batch [--name N] [seed filters] [--seed-file FILE] [--sample N] [--sample-seed S] [--trials K] [--parallel P] [--lang L] [--mode M] [--dry-run] [--json|--jsonl]',
 		'batch --name N                      resume (or retry the errors of) an earlier batch',
-		'batch status <name> [--json]',
+		'batch --name N [...] --queue redis://HOST:PORT[/DB]   plan here, run on workers anywhere (cultureconverse worker)',
+		'batch status <name> [--queue redis://...] [--json]',
 		'batch list [--json]',
 	].join('\n    $ cultureconverse '),
 	flags: {
@@ -50,6 +51,7 @@ export const batchCommand: Command = {
 		balance: {type: 'string', description: 'With --sample: draw equally from each identity, region, tier or domain (the paper\'s balanced design)'},
 		trials: {type: 'number', description: 'Episodes per seed, to see run-to-run noise (default 1)'},
 		parallel: {type: 'number', description: 'Episodes in flight at once (default: --concurrency, the model-call limit)'},
+		queue: {type: 'string', description: 'Run the batch on a Redis queue, redis://HOST:PORT[/DB]: this process plans, follows and collects the sessions; `cultureconverse worker --queue ...` processes anywhere run the episodes'},
 		workers: {type: 'string', description: 'Threads to spread the episodes over, sharing one model-call limit: a number, or auto (every core once --parallel reaches 16; default)'},
 		// Without defaults: on a rerun, only flags the user typed may be compared with the batch's own.
 		lang: withoutDefault(episodeFlags.lang),
@@ -156,6 +158,9 @@ async function runOrResume(context: CommandContext): Promise<number> {
 		return ExitCode.ok;
 	}
 
+	const queue = flags['queue'] === undefined ? null : await queueSetup(flags, episode);
+	// A variant starts from its pair's blueprint, a session file its worker would not have.
+	if (queue && manifest.items.some((item) => item.variant)) throw new UserError('Paired variants (--lang or --mode with two values) do not run on a queue yet: run them as a local batch, or one variant per --queue batch.');
 	await runtime.check(roles);
 	const parallel = wholeFlag(flags, 'parallel', {min: 1, max: 1024}, runtime.settings.concurrency);
 	// Bounded by the plan here; the runner narrows it to the items left once it holds the batch.
@@ -169,7 +174,11 @@ async function runOrResume(context: CommandContext): Promise<number> {
 	// What will run is known once the runner holds the batch's lock and has put lost sessions back in
 	// the plan: said then, so a second runner says nothing about items it will never run.
 	const progress = Object.assign((event: BatchEvent) => {
-		if (event.type === 'planned' && mode === 'text') live.stream.write(`Batch ${name}: ${event.total} item(s), ${event.todo} to run${event.recovered > 0 ? ` (${event.recovered} lost or unreadable, run again)` : ''}, ${parallel} at a time${event.threads > 1 ? ` on ${event.threads} threads` : ''}; manifest ${store.fileFor(name)}\n`);
+		if (event.type === 'planned' && mode === 'text') {
+			const recovered = event.recovered > 0 ? ` (${event.recovered} lost or unreadable, run again)` : '';
+			if (queue) live.stream.write(`Batch ${name}: ${event.total} item(s), ${event.todo} to run${recovered} on the queue ${queue.target.display}, at most ${runtime.settings.concurrency} calls in flight per endpoint; manifest ${store.fileFor(name)}\n  workers: cultureconverse worker --queue ${queue.target.display}\n`);
+			else live.stream.write(`Batch ${name}: ${event.total} item(s), ${event.todo} to run${recovered}, ${parallel} at a time${event.threads > 1 ? ` on ${event.threads} threads` : ''}; manifest ${store.fileFor(name)}\n`);
+		}
 		printer(event);
 	}, {done: () => printer.done()});
 	const result = await runBatch({
@@ -184,7 +193,16 @@ async function runOrResume(context: CommandContext): Promise<number> {
 		signal: io.signal,
 		onEvent: progress,
 		stopAfter: wholeFlag(flags, 'stopAfter', {min: 0, max: 1_000_000}, 3),
-		...(workers > 1
+		...(queue
+			? {
+					executor: async (context) => {
+						const executor = await queue.executor({target: queue.target, spec: queue.spec(name, manifest, runtime), manifest, store: runtime.store, context});
+						width = () => executor.globalWidth();
+						return executor;
+					},
+				}
+			: {}),
+		...(!queue && workers > 1
 			? {
 					workers: {
 						count: workers,
@@ -207,9 +225,10 @@ async function runOrResume(context: CommandContext): Promise<number> {
 	} else {
 		writeJson(io, {type: 'batch_summary', manifest: store.fileFor(name), interrupted: result.interrupted, stopped: result.stopped, ...summary, run});
 	}
+	if (result.stopped && queue) await queue.pause(name);
 	if (result.stopped) {
 		const {role, kind, count, message} = result.stopped;
-		io.stderr.write(`\nStopped: ${count} items in a row failed the same way (${kind}, ${role} role); nothing more was started and everything is saved.\n  ${message}\n  ${setupAdvice(kind, role, runtime.gateway.settings(role), runtime.settings.apiKeyEnv[role])}\n  Then continue with: cultureconverse batch --name ${name}\n`);
+		io.stderr.write(`\nStopped: ${count} items in a row failed the same way (${kind}, ${role} role); nothing more was started${queue ? ' (the queue is paused: workers take none of its jobs)' : ''} and everything is saved.\n  ${message}\n  ${setupAdvice(kind, role, runtime.gateway.settings(role), runtime.settings.apiKeyEnv[role])}\n  Then continue with: cultureconverse batch --name ${name}\n`);
 		return ExitCode.badInput;
 	}
 	if (result.interrupted) return ExitCode.interrupted;
@@ -223,11 +242,13 @@ async function showStatus(context: CommandContext): Promise<number> {
 	const store = new BatchStore(sessionsDir(flags, io));
 	const manifest = store.load(name);
 	const summary = summarizeBatch(manifest);
+	const queue = flags['queue'] === undefined ? null : await queueStatusOf(flags, name);
 	if (flags['json']) {
-		writeJson(io, {manifest: store.fileFor(name), ...summary, items: manifest.items});
+		writeJson(io, {manifest: store.fileFor(name), ...summary, ...(queue ? {queue} : {}), items: manifest.items});
 		return ExitCode.ok;
 	}
 	write(io, summaryText(summary));
+	if (queue) write(io, (await import('../queue/status.js')).queueStatusText(queue, new Date()));
 	write(io, `  planned ${manifest.createdAt.slice(0, 16).replace('T', ' ')} · ${describeSelection(manifest.selection)} · ${describeVariants(manifest.episode)}`);
 	const open = manifest.items.filter((item) => item.status !== 'completed');
 	if (open.length > 0) {
@@ -296,4 +317,51 @@ function universeLocation(io: IO): {kbDir?: string; userTemplatesDir: string} {
 		...(io.env['CULTURECONVERSE_KB_DIR'] ? {kbDir: path.resolve(io.cwd, io.env['CULTURECONVERSE_KB_DIR'])} : {}),
 		userTemplatesDir: path.join(workspaceDir(io.env, io.cwd), 'templates'),
 	};
+}
+
+/**
+ * What `--queue` needs, loaded only then (BullMQ and ioredis are not paid for by a local batch): the
+ * target, checked to answer before anything runs, and how to record the batch for its workers.
+ */
+async function queueSetup(flags: Flags, episode: BatchEpisodeConfig) {
+	const [{parseQueueUrl}, coordinator] = await Promise.all([import('../queue/target.js'), import('../queue/coordinator.js')]);
+	const target = parseQueueUrl(flags['queue']);
+	if (episode.assistant === 'human' || episode.assistant === 'replay') throw new UserError(`A batch on a queue runs without anyone at the keyboard: the ${episode.assistant} assistant cannot be used with --queue.`);
+	if (flags['record'] !== undefined) throw new UserError('--record writes a file on the machine that makes the calls; with --queue the workers make them. Record on a local batch instead.');
+	if (flags['workers'] !== undefined) throw new UserError('--workers spreads a local batch over threads; with --queue the episodes run in `cultureconverse worker` processes (give them --parallel).');
+	await coordinator.checkRedis(target).catch((error: Error) => {
+		throw new UserError(error.message);
+	});
+	return {
+		target,
+		executor: coordinator.queueExecutor,
+		pause: (name: string) => coordinator.pauseBatch(target, name),
+		spec: (name: string, manifest: BatchManifest, runtime: Runtime): import('../queue/schemas.js').BatchSpec => ({
+			format: 'cultureconverse.queue-batch',
+			version: 1,
+			name,
+			createdAt: manifest.createdAt,
+			episode: {language: episode.language, assistant: episode.assistant, judgeMode: episode.judgeMode, maxTurns: episode.maxTurns, bestOf: episode.bestOf ?? null},
+			allowModelChange: Boolean(flags['allowModelChange']),
+			roles: runtime.settings.roles,
+			apiKeyEnv: runtime.settings.apiKeyEnv,
+			retry: runtime.settings.retry,
+			validationRetries: runtime.settings.validationRetries,
+			cache: runtime.settings.cache,
+			offline: runtime.settings.offline,
+			cap: runtime.settings.concurrency,
+			adaptive: runtime.settings.adaptiveConcurrency,
+			embedder: typeof flags['embedder'] === 'string' ? flags['embedder'] : null,
+		}),
+	};
+}
+
+async function queueStatusOf(flags: Flags, name: string) {
+	const [{parseQueueUrl}, {readQueueStatus}] = await Promise.all([import('../queue/target.js'), import('../queue/status.js')]);
+	const target = parseQueueUrl(flags['queue']);
+	const {checkRedis} = await import('../queue/coordinator.js');
+	await checkRedis(target).catch((error: Error) => {
+		throw new UserError(error.message);
+	});
+	return readQueueStatus(target, name);
 }

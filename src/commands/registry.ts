@@ -15,6 +15,9 @@ export const COMMANDS: readonly CommandEntry[] = [
 	{name: 'batch', summary: 'Run many episodes headless, in parallel, resumable by name; `batch status|list` show where batches stand', load: async () => {
 		return (await import('./batch.js')).batchCommand;
 	}},
+	{name: 'worker', summary: 'Work on distributed batches from a Redis queue (batch --queue): take episodes, run them, stream their steps and send the sessions back', load: async () => {
+		return (await import('./worker.js')).workerCommand;
+	}},
 	{name: 'report', summary: 'Benchmark tables from saved sessions: 3H, TDQ, clean rate and the six metrics with intervals, sliced, setups kept apart', load: async () => {
 		return (await import('./report.js')).reportCommand;
 	}},

@@ -165,7 +165,7 @@ export class CallRun<T> {
 					? await context.limiter.run((slot) => {
 							ticket = slot.ticket;
 							return provider.complete(exchange);
-						}, request.signal)
+						}, request.signal, settings.baseURL ?? 'default')
 					: await provider.complete(exchange);
 			} catch (error) {
 				if (request.signal?.aborted) throw new CallFailure('aborted', 'aborted');

@@ -3,7 +3,12 @@ export type Slot = {readonly ticket: number};
 
 /** A FIFO semaphore whose width adapts to rate limits; the rest wait in arrival order. */
 export type Limiter = {
-	run<T>(task: (slot: Slot) => Promise<T>, signal?: AbortSignal): Promise<T>;
+	/**
+	 * Runs `task` in a slot. `endpoint` is where the request goes (its base URL): a limiter shared by
+	 * the workers of a distributed batch keeps one budget per endpoint; an in-process limiter has one
+	 * budget and ignores it.
+	 */
+	run<T>(task: (slot: Slot) => Promise<T>, signal?: AbortSignal, endpoint?: string): Promise<T>;
 	/**
 	 * The endpoint said 429 to the request holding `ticket`: narrow the width, at most once per window
 	 * (a 429 for a request sent before the last narrowing belongs to the same overload and is ignored).
