@@ -183,6 +183,27 @@ describe('batches on a Redis queue', {skip}, () => {
 		assert.match(text.stdout, /HOST +PID +IN FLIGHT +DONE +LAST SEEN/);
 	});
 
+	it('runs paired variants from one blueprint: the coordinator starts each variant from its first variant\'s session', async () => {
+		// Eval and gold: the scripted replies are English, which a native variant would rightly refuse.
+		worker('w-pair');
+		const dir = path.join(work, 'coord-pair');
+		const run = start(['batch', '--name', 'qpair', '--region', 'MY', '--sample', '2', '--mode', 'eval,gold', ...MODELS, '--sessions-dir', dir, '--queue', redis.url, '--json'], env, work);
+		const code = await run.exited;
+		assert.ok(code === 0 || code === 3, `${run.stderr().slice(-3000)}\n${everything()}`);
+		const manifest = BatchManifest.parse(JSON.parse(readFileSync(path.join(dir, 'batches', 'qpair.json'), 'utf8')));
+		assert.equal(manifest.items.length, 4);
+		for (const item of manifest.items.filter((candidate) => candidate.sharedFrom && candidate.status === 'completed')) {
+			const variant = readSession(path.join(dir, `${item.sessionId}.json`));
+			const first = readSession(path.join(dir, `${item.sharedFrom}.json`));
+			assert.equal(variant.config.sharedFrom, first.id);
+			assert.equal(variant.config.mode, 'gold');
+			assert.deepEqual(variant.blueprint, first.blueprint);
+			assert.deepEqual(variant.shards, first.shards);
+			assert.ok(!variant.calls.some((call) => call.stage.startsWith('blueprint') || call.stage === 'shards'), 'the variant made no blueprint of its own');
+		}
+		assert.ok(manifest.items.some((item) => item.sharedFrom && item.status === 'completed'), `at least one variant ran: ${JSON.stringify(manifest.items.map((item) => [item.sessionId, item.status, item.errorFlag]))}\n${run.stderr().slice(-2000)}`);
+	});
+
 	it('loses nothing when Redis stops for a few seconds and the coordinator is killed and re-attached', async () => {
 		worker('w4');
 		const batch = ['batch', '--name', 'q24', '--region', 'JP', '--sample', '24', '--concurrency', '6', ...MODELS, '--sessions-dir', path.join(work, 'coord2'), '--queue', redis.url, '--jsonl'];

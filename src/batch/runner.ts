@@ -6,7 +6,8 @@ import type {Limiter} from '../llm/limiter.js';
 import {createSharedLimiter, sharedLimiterState} from '../llm/sharedLimiter.js';
 import {type UsageCall, UsageTally} from '../llm/usage.js';
 import {type Executor, inProcessExecutor, workerExecutor} from './executors.js';
-import type {ItemSettings} from './item.js';
+import {type ItemSettings, itemEpisode} from './item.js';
+import {startEpisode} from '../app/episodes.js';
 import type {WorkerInit} from './workerProtocol.js';
 import {readSession} from '../store/sessionStore.js';
 import {SetupBreaker, type SetupStop} from '../llm/breaker.js';
@@ -91,6 +92,18 @@ export type RunBatchResult = {
 /** Items this run works on: everything unfinished, and errors unless told to leave them. */
 export function itemsToRun(manifest: BatchManifest, retryErrors: boolean): number[] {
 	return manifest.items.flatMap((item, index) => (item.status === 'completed' || (item.status === 'error' && !retryErrors) ? [] : [index]));
+}
+
+/** Saves a paired variant's first state (from its first variant's session); returns why not, or null. */
+async function startShared(runtime: Runtime, item: BatchItem, seedOf: (seedId: string) => Seed, settings: ItemSettings): Promise<string | null> {
+	try {
+		const source = await runtime.store.load(item.sharedFrom!);
+		const engine = await startEpisode(runtime, seedOf(item.seedId), {...itemEpisode(settings.episode, item), id: item.sessionId, trial: item.trial}, undefined, {streamTokens: false, sharedFrom: source});
+		engine.close();
+		return null;
+	} catch (error) {
+		return errorMessage(error);
+	}
 }
 
 /** `todo` grouped by seed and trial when items share a blueprint (`sharedFrom`), in plan order. */
@@ -236,6 +249,16 @@ async function runOpen(input: RunBatchInput, writer: BatchWriter, breaker: Setup
 
 	const runItem = async (index: number) => {
 		const item = manifest.items[index]!;
+		// On a queue, a paired variant's first variant ended on some worker and its session is now here:
+		// the variant starts here from its blueprint and shards, and a worker goes on from that start.
+		if (input.executor && item.sharedFrom && !runtime.store.exists(item.sessionId)) {
+			const start = await startShared(runtime, item, input.seedOf, settings);
+			if (start) {
+				const failed = update(index, {status: 'error', errorFlag: 'START_FAILED', attempts: item.attempts + 1});
+				input.onEvent?.({type: 'item_failed', item: failed, message: start, progress: progress()});
+				return;
+			}
+		}
 		const end = await executor.run(index, item, {
 			started: (status, resumed) => input.onEvent?.({type: 'item_started', item: update(index, {status, attempts: item.attempts + 1}), resumed, progress: progress()}),
 			retried: (reason, delayMs) => input.onEvent?.({type: 'call_retried', item: manifest.items[index]!, reason, delayMs}),

@@ -159,8 +159,6 @@ async function runOrResume(context: CommandContext): Promise<number> {
 	}
 
 	const queue = flags['queue'] === undefined ? null : await queueSetup(flags, episode);
-	// A variant starts from its pair's blueprint, a session file its worker would not have.
-	if (queue && manifest.items.some((item) => item.variant)) throw new UserError('Paired variants (--lang or --mode with two values) do not run on a queue yet: run them as a local batch, or one variant per --queue batch.');
 	await runtime.check(roles);
 	const parallel = wholeFlag(flags, 'parallel', {min: 1, max: 1024}, runtime.settings.concurrency);
 	// Bounded by the plan here; the runner narrows it to the items left once it holds the batch.
