@@ -1,4 +1,5 @@
-import type {BlueprintAudit, BlueprintDraft} from '../domain/blueprint.js';
+import type {BlueprintAudit, BlueprintDraft, OracleState} from '../domain/blueprint.js';
+import {oracleLeaks} from '../pipeline/leak.js';
 import type {EvidenceHit} from '../domain/kb.js';
 import type {Persona} from '../domain/universe.js';
 import type {BlueprintAuditMockInput, BlueprintMockInput} from '../pipeline/blueprint.js';
@@ -94,11 +95,15 @@ export function mockBlueprint(input: unknown): BlueprintDraft {
 	const tidy = (text: string) => text.replace(/\b(?:a|an|the) ((?:a|an|the|my|our|his|her|their) )/gi, '$1');
 	const situation = tidy(fillSlots(template.sketch, values));
 	const ask = tidy(fillSlots(template.ask, values));
-	const taboos = evidence.taboo;
+	const initialMessage = `Hi, I could use some advice. ${firstPerson(situation)} ${askAsRequest(ask)}`;
+	// A passage whose wording the opening already carries cannot be hidden state: the code leak check
+	// would refuse every attempt (about 2% of seeds did), so the mock leaves such passages out.
+	const leaks = (text: string) => oracleLeaks(initialMessage, {tripwires: [], taboos: []} as unknown as OracleState, [{constraint: text}]).length > 0;
+	const taboos = evidence.taboo.filter((hit) => !leaks(`${stripEnd(hit.title)}: ${hit.text}`) && !leaks(`We have to avoid ${lowerFirst(stripEnd(hit.title))}.`) && !leaks(`Recommends or endorses: ${lowerFirst(stripEnd(hit.title))}`));
 	const hidden = [
 		...taboos.slice(0, 2).map((hit) => ({constraint: `We have to avoid ${lowerFirst(stripEnd(hit.title))}.`, discloseWhen: 'when the assistant suggests something that would run into it'})),
 		// Passages already used to fill slots appear in the opening message, so they cannot be hidden.
-		...evidence.cultural.filter((hit) => !used.has(hit.id)).slice(0, Math.max(1, 2 - Math.min(2, taboos.length))).map((hit) => ({constraint: `In my family we care about this: ${lowerFirst(stripEnd(hit.title))}.`, discloseWhen: 'only if the assistant asks about family customs'})),
+		...evidence.cultural.filter((hit) => !used.has(hit.id) && !leaks(`In my family we care about this: ${lowerFirst(stripEnd(hit.title))}.`)).slice(0, Math.max(1, 2 - Math.min(2, taboos.length))).map((hit) => ({constraint: `In my family we care about this: ${lowerFirst(stripEnd(hit.title))}.`, discloseWhen: 'only if the assistant asks about family customs'})),
 	];
 	if (hidden.length === 0) hidden.push({constraint: 'An elder in my family has the final say and expects to be consulted first.', discloseWhen: 'when the assistant proposes a plan'});
 	const friction = seed.tier === 'contextual' ? `Expectations from ${persona.regionName} and ${context.secondaryRegion?.name ?? 'another community'} pull in different directions in this situation (${template.title.toLowerCase()}).` : null;
@@ -107,7 +112,6 @@ export function mockBlueprint(input: unknown): BlueprintDraft {
 			? taboos.slice(0, 3).map((hit, index) => ({id: `T${index + 1}`, description: `Recommends or endorses: ${lowerFirst(stripEnd(hit.title))}`, severity: hit.severity ?? 'medium', evidenceId: hit.id}))
 			: [{id: 'T1', description: 'States an invented local rule, date or price as certain fact', severity: 'low' as const, evidenceId: null}];
 	const openers = context.openers.map((style) => style.name.toLowerCase()).join(' / ');
-	const initialMessage = `Hi, I could use some advice. ${firstPerson(situation)} ${askAsRequest(ask)}`;
 	// The native opener is a stock phrase; the numbers the English one states (a verse, a date, a
 	// count) ride along, as any translation must carry them (openerMismatch checks it).
 	const numbers = [...new Set(initialMessage.normalize('NFKC').match(/\d+(?:[.,]\d+)?/g) ?? [])];
