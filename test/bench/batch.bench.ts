@@ -28,7 +28,7 @@ const sections = (process.env['BENCH_SECTIONS'] ?? 'scale,throughput,limiter,fau
 const work = mkdtempSync(path.join(tmpdir(), 'cc-bench-batch-'));
 const home = path.join(work, 'home');
 
-type ServerStats = {served: number; refused: number; faulted: number; maxInFlight: number; cpuMs: number};
+type ServerStats = {served: number; refused: number; faulted: number; maxInFlight: number; steadyPerSecond: number | null; cpuMs: number};
 type Child = {code: number; cpuMs: number; maxRssMb: number; writtenChars: number; stdout: string; stderr: string; wallMs: number};
 
 async function server(env: Record<string, string>): Promise<{baseURL: string; stop: () => Promise<ServerStats>}> {
@@ -116,7 +116,8 @@ try {
 	if (sections.includes('throughput')) {
 		const latency = 100;
 		console.log(`\nthroughput: ${latency} ms per call, --parallel = --concurrency`);
-		console.log('PARALLEL  EPISODES  WALL s  CALLS  CALLS/S  IDEAL/S  EFFICIENCY  CPU ms/CALL  SERVER MAX IN FLIGHT');
+		console.log('(CALLS/S over the whole run, start-up and last wave included; STEADY: between the 10th and 90th percentile of call end times)');
+		console.log('PARALLEL  EPISODES  WALL s  CALLS  CALLS/S  STEADY/S  IDEAL/S  EFFICIENCY  STEADY EFF.  CPU ms/CALL  SERVER MAX IN FLIGHT');
 		for (const parallel of (process.env['BENCH_PARALLEL'] ?? '16,32,64,128').split(',').map(Number)) {
 			const srv = await server({BENCH_LATENCY_MS: String(latency)});
 			const episodes = 4 * parallel;
@@ -124,7 +125,8 @@ try {
 			const stats = await srv.stop();
 			const seconds = run.wallMs / 1000;
 			const ideal = parallel / (latency / 1000);
-			console.log(`${pad(parallel, 8)}  ${pad(episodes, 8)}  ${pad(seconds.toFixed(1), 6)}  ${pad(stats.served, 5)}  ${pad((stats.served / seconds).toFixed(0), 7)}  ${pad(ideal, 7)}  ${pad(`${((stats.served / seconds / ideal) * 100).toFixed(0)}%`, 10)}  ${pad((run.cpuMs / stats.served).toFixed(2), 11)}  ${pad(stats.maxInFlight, 20)}`);
+			const steady = stats.steadyPerSecond;
+			console.log(`${pad(parallel, 8)}  ${pad(episodes, 8)}  ${pad(seconds.toFixed(1), 6)}  ${pad(stats.served, 5)}  ${pad((stats.served / seconds).toFixed(0), 7)}  ${pad(steady === null ? '–' : steady.toFixed(0), 8)}  ${pad(ideal, 7)}  ${pad(`${((stats.served / seconds / ideal) * 100).toFixed(0)}%`, 10)}  ${pad(steady === null ? '–' : `${((steady / ideal) * 100).toFixed(0)}%`, 11)}  ${pad((run.cpuMs / stats.served).toFixed(2), 11)}  ${pad(stats.maxInFlight, 20)}`);
 		}
 	}
 
@@ -132,7 +134,7 @@ try {
 		const admit = Number(process.env['BENCH_ADMIT'] ?? 32);
 		const latency = 250;
 		console.log(`\nlimiter: the server admits ${admit} in flight (429 beyond), ${latency} ms per call; the batch may send ${2 * admit}`);
-		console.log('RETRY-AFTER  ADAPTIVE  WALL s  SERVED  REFUSED  SERVED/S  ADMITTED/S  SHARE');
+		console.log('RETRY-AFTER  ADAPTIVE  WALL s  SERVED  REFUSED  SERVED/S  STEADY/S  ADMITTED/S  SHARE  STEADY SHARE');
 		for (const [retryAfter, adaptive] of [['', true], ['250', true], ['', false]] as const) {
 			const srv = await server({BENCH_LATENCY_MS: String(latency), BENCH_ADMIT: String(admit), ...(retryAfter ? {BENCH_RETRY_AFTER: retryAfter} : {})});
 			const name = `lim-${retryAfter || 'none'}-${adaptive}`;
@@ -143,7 +145,8 @@ try {
 			const stats = await srv.stop();
 			const seconds = run.wallMs / 1000;
 			const admitted = admit / (latency / 1000);
-			console.log(`${pad(retryAfter || 'none', 11)}  ${pad(String(adaptive), 8)}  ${pad(seconds.toFixed(1), 6)}  ${pad(stats.served, 6)}  ${pad(stats.refused, 7)}  ${pad((stats.served / seconds).toFixed(1), 8)}  ${pad(admitted.toFixed(0), 10)}  ${pad(`${((stats.served / seconds / admitted) * 100).toFixed(0)}%`, 5)}`);
+			const steady = stats.steadyPerSecond;
+			console.log(`${pad(retryAfter || 'none', 11)}  ${pad(String(adaptive), 8)}  ${pad(seconds.toFixed(1), 6)}  ${pad(stats.served, 6)}  ${pad(stats.refused, 7)}  ${pad((stats.served / seconds).toFixed(1), 8)}  ${pad(steady === null ? '–' : steady.toFixed(1), 8)}  ${pad(admitted.toFixed(0), 10)}  ${pad(`${((stats.served / seconds / admitted) * 100).toFixed(0)}%`, 5)}  ${pad(steady === null ? '–' : `${((steady / admitted) * 100).toFixed(0)}%`, 12)}`);
 		}
 	}
 

@@ -28,6 +28,8 @@ let maxInFlight = 0;
 let served = 0;
 let refused = 0;
 let faulted = 0;
+/** When each served call ended: the steady-state rate leaves out the harness's start-up and last wave. */
+const servedAt: number[] = [];
 let random = 12345;
 const next = () => ((random = (random * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
 
@@ -55,6 +57,7 @@ const fake = await startFakeOpenAI({
 			}
 			await new Promise((resolve) => setTimeout(resolve, latency));
 			served++;
+			servedAt.push(Date.now());
 			return (script(request) as FakeReply | undefined) ?? undefined;
 		} finally {
 			inFlight--;
@@ -63,6 +66,12 @@ const fake = await startFakeOpenAI({
 });
 process.stdout.write(`${JSON.stringify({baseURL: fake.baseURL})}\n`);
 process.on('SIGTERM', () => {
-	process.stdout.write(`${JSON.stringify({served, refused, faulted, maxInFlight, cpuMs: process.cpuUsage().user / 1000 + process.cpuUsage().system / 1000})}\n`);
+	// Calls per second between the 10th and the 90th percentile of the served calls' end times.
+	const steady = servedAt.length >= 20 ? (() => {
+		const from = servedAt[Math.floor(servedAt.length * 0.1)]!;
+		const to = servedAt[Math.floor(servedAt.length * 0.9)]!;
+		return to > from ? (Math.floor(servedAt.length * 0.9) - Math.floor(servedAt.length * 0.1)) / ((to - from) / 1000) : null;
+	})() : null;
+	process.stdout.write(`${JSON.stringify({served, refused, faulted, maxInFlight, steadyPerSecond: steady, cpuMs: process.cpuUsage().user / 1000 + process.cpuUsage().system / 1000})}\n`);
 	void fake.close().then(() => process.exit(0));
 });
