@@ -36,7 +36,7 @@ export const batchCommand: Command = {
 	name: 'batch',
 	summary: summaryOf('batch'),
 	usage: [
-		'batch [--name N] [seed filters] [--seed-file FILE] [--sample N] [--sample-seed S] [--trials K] [--parallel P] [--lang L] [--mode M] [--dry-run] [--json|--jsonl]',
+		'batch [--name N] [seed filters] [--seed-file FILE] [--sample N [--balance identity|region|tier|domain]] [--sample-seed S] [--trials K] [--parallel P] [--lang english[,native]] [--mode eval[,gold]] [--dry-run] [--json|--jsonl]',
 		'batch --name N                      resume (or retry the errors of) an earlier batch',
 		'batch --name N [...] --queue redis://HOST:PORT[/DB]   plan here, run on workers anywhere (cultureconverse worker)',
 		'batch status <name> [--queue redis://...] [--json]',
@@ -54,8 +54,8 @@ export const batchCommand: Command = {
 		queue: {type: 'string', description: 'Run the batch on a Redis queue, redis://HOST:PORT[/DB]: this process plans, follows and collects the sessions; `cultureconverse worker --queue ...` processes anywhere run the episodes'},
 		workers: {type: 'string', description: 'Threads to spread the episodes over, sharing one model-call limit: a number, or auto (every core once --parallel reaches 16; default)'},
 		// Without defaults: on a rerun, only flags the user typed may be compared with the batch's own.
-		lang: withoutDefault(episodeFlags.lang),
-		mode: withoutDefault(episodeFlags.mode),
+		lang: {...withoutDefault(episodeFlags.lang), description: 'english or native, or both (english,native): paired variants from one blueprint per seed'},
+		mode: {...withoutDefault(episodeFlags.mode), description: 'eval or gold, or both (eval,gold): paired variants from one blueprint per seed'},
 		judgeMode: withoutDefault(episodeFlags.judgeMode),
 		maxTurns: withoutDefault(episodeFlags.maxTurns),
 		bestOf: episodeFlags.bestOf,
