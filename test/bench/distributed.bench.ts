@@ -36,7 +36,7 @@ if (!hasRedisServer()) {
 }
 const work = mkdtempSync(path.join(tmpdir(), 'cc-bench-distributed-'));
 mkdirSync(path.join(work, 'redis'));
-const redis = await startRedis(path.join(work, 'redis'));
+const redis = await startRedis(path.join(work, 'redis'), {fsync: 'everysec'});
 
 type ServerStats = {served: number; refused: number; maxInFlight: number; cpuMs: number};
 async function server(): Promise<{baseURL: string; stop: () => Promise<ServerStats>}> {
