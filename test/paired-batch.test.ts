@@ -56,6 +56,12 @@ describe('batch: paired variants', () => {
 		const ids = (prefix: string) => new Set(listed.filter((row) => row.id.startsWith(prefix)).map((row) => row.blueprintId));
 		for (const item of manifest.items.filter((item) => !item.sharedFrom)) assert.equal(ids(item.sessionId.replace(/-en-eval$/, '')).size, 1, 'the four variants of a seed show one blueprint id');
 
+		// The main report keeps the languages apart by default: no row averages english and native.
+		const main = await cli(['report', '--batch', 'pair', '--include-mock']);
+		assert.equal(main.code, 0, main.stderr);
+		assert.match(main.stdout, /MODEL +MODE +LANGUAGE/);
+		assert.match(main.stdout, /eval +native +2\*/);
+
 		const paired = await cli(['report', 'paired', '--batch', 'pair', '--by', 'language', '--include-mock', '--json']);
 		assert.equal(paired.code, 0, paired.stderr);
 		const rows = parseJson<{columns: string[]; rows: Array<{slice: Record<string, string>; pairs: number; sharedBlueprints: number}>}>(paired.stdout);

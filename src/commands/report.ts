@@ -91,9 +91,11 @@ export const reportCommand: Command = {
 
 /** The main table's report for these flags (also what the HTML report shows). */
 export function mainReport(flags: Flags, io: Parameters<typeof chooseWithLost>[1]) {
-	const by = parseSlices(flags['by']);
 	const resamples = wholeFlag(flags, 'resamples', {min: 100, max: 100_000}, 2000);
 	const {chosen, lost} = chooseWithLost(flags, io);
+	// By default English and native episodes are different rows (the paper reports them apart), as
+	// eval and gold are: a paired batch would otherwise average its two languages in one row.
+	const by = flags['by'] === undefined && new Set(chosen.map((s) => s.language)).size > 1 ? (['model', 'mode', 'language'] as Slice[]) : parseSlices(flags['by']);
 	const report = buildReport(chosen, by, {resamples, seed: bootstrapSeed(flags), includeMock: Boolean(flags['includeMock']), poolSetups: Boolean(flags['poolSetups'])});
 	return {report, chosen, lost, resamples};
 }
