@@ -117,7 +117,8 @@ export class SeedSpace {
 	/** Resolves a seed id; unknown or malformed ids raise a UserError with near matches. */
 	get(id: string): Seed {
 		const colon = id.indexOf(':');
-		if (colon < 0) throw new UserError(`Malformed seed id '${id}': expected '<persona id>:<template id>', e.g. '${this.example()}'.`);
+		// Quoted cut: an id may come from a file line of any length.
+		if (colon < 0) throw new UserError(`Malformed seed id '${id.length > 120 ? `${id.slice(0, 120)}…` : id}': expected '<persona id>:<template id>', e.g. '${this.example()}'.`);
 		const persona = this.persona(id.slice(0, colon));
 		const template = this.template(id.slice(colon + 1));
 		return makeSeed(persona, template);
