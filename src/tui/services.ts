@@ -66,7 +66,7 @@ export function createServices(io: IO, flags: Flags, universe: Universe): TuiSer
 		},
 	});
 	const quietIo: IO = {...io, stderr};
-	const store = new SessionStore(sessionsDir(flags, io));
+	const store = new SessionStore(sessionsDir(flags, io), {onNotice: notify});
 	const ratings = ratingsFile(store.dir);
 	const rater = raterName(flags, io.env);
 	return {
