@@ -41,6 +41,15 @@ export function itemEpisode(episode: ItemSettings['episode'], item: Pick<BatchIt
 	return {...episode, language: item.variant.language, assistant: item.variant.mode === 'gold' ? 'gold' : 'llm'};
 }
 
+/**
+ * The item's new episode, saved before its first step: a paired variant starts from the session of
+ * its seed's first variant (`sharedFrom`). Nobody watches tokens in a batch.
+ */
+export async function startItem(runtime: Runtime, item: BatchItem, seedOf: (seedId: string) => Seed, settings: ItemSettings, listener?: (event: EngineEvent) => void): Promise<EpisodeEngine> {
+	const sharedFrom = item.sharedFrom ? await runtime.store.load(item.sharedFrom) : undefined;
+	return startEpisode(runtime, seedOf(item.seedId), {...itemEpisode(settings.episode, item), id: item.sessionId, trial: item.trial}, listener, {streamTokens: false, ...(sharedFrom ? {sharedFrom} : {})});
+}
+
 /** What a batch item records from its session when the episode stops. */
 export function itemPatch(session: Session): Partial<BatchItem> {
 	return {
@@ -70,8 +79,7 @@ export async function executeItem(runtime: Runtime, item: BatchItem, seedOf: (se
 			engine = await resumeEpisode(runtime, item.sessionId, {allowModelChange: settings.allowModelChange, streamTokens: false}, listener);
 			if (engine.session.status === 'error') await engine.retryAfterError();
 		} else {
-			const sharedFrom = item.sharedFrom ? await runtime.store.load(item.sharedFrom) : undefined;
-			engine = await startEpisode(runtime, seedOf(item.seedId), {...itemEpisode(settings.episode, item), id: item.sessionId, trial: item.trial}, listener, {streamTokens: false, ...(sharedFrom ? {sharedFrom} : {})});
+			engine = await startItem(runtime, item, seedOf, settings, listener);
 		}
 	} catch (error) {
 		return {kind: 'start_failed', message: errorMessage(error)};

@@ -6,8 +6,7 @@ import type {Limiter} from '../llm/limiter.js';
 import {createSharedLimiter, sharedLimiterState} from '../llm/sharedLimiter.js';
 import {type UsageCall, UsageTally} from '../llm/usage.js';
 import {type Executor, inProcessExecutor, workerExecutor} from './executors.js';
-import {type ItemSettings, itemEpisode} from './item.js';
-import {startEpisode} from '../app/episodes.js';
+import {type ItemSettings, startItem} from './item.js';
 import type {WorkerInit} from './workerProtocol.js';
 import {readSession} from '../store/sessionStore.js';
 import {SetupBreaker, type SetupStop} from '../llm/breaker.js';
@@ -97,9 +96,7 @@ export function itemsToRun(manifest: BatchManifest, retryErrors: boolean): numbe
 /** Saves a paired variant's first state (from its first variant's session); returns why not, or null. */
 async function startShared(runtime: Runtime, item: BatchItem, seedOf: (seedId: string) => Seed, settings: ItemSettings): Promise<string | null> {
 	try {
-		const source = await runtime.store.load(item.sharedFrom!);
-		const engine = await startEpisode(runtime, seedOf(item.seedId), {...itemEpisode(settings.episode, item), id: item.sessionId, trial: item.trial}, undefined, {streamTokens: false, sharedFrom: source});
-		engine.close();
+		(await startItem(runtime, item, seedOf, settings)).close();
 		return null;
 	} catch (error) {
 		return errorMessage(error);
