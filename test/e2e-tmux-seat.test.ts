@@ -7,6 +7,7 @@ import path from 'node:path';
 import {after, before, describe, it} from 'node:test';
 import {startFakeOpenAI, type FakeHandler, type FakeOpenAI} from './helpers/fakeOpenAI.js';
 import {scriptedModel} from './helpers/scriptedModel.js';
+import {waitForStableScreen} from './helpers/stableScreen.js';
 
 /*
  * Issue 14 in a real terminal (tmux), against a loopback OpenAI-compatible server: a blind human
@@ -49,17 +50,7 @@ function terminal(name: string, columns: number, rows: number, command: string):
 		keys: (...names) => void tmux('send-keys', '-t', name, ...names),
 		type: (text) => void tmux('send-keys', '-t', name, '-l', text),
 		/** Polls until `check` holds on two identical captures in a row (a frame may be half written). */
-		async waitFor(check, what, timeoutMs = 30_000) {
-			const deadline = Date.now() + timeoutMs;
-			let previous = '';
-			for (;;) {
-				const screen = capture();
-				if (check(screen) && screen === previous) return screen;
-				previous = screen;
-				if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; the screen:\n${screen}`);
-				await new Promise((resolve) => setTimeout(resolve, 40));
-			}
-		},
+		waitFor: (check, what, timeoutMs = 30_000) => waitForStableScreen(capture, check, what, {timeoutMs, intervalMs: 40}),
 	};
 }
 

@@ -7,6 +7,7 @@ import {after, before, describe, it} from 'node:test';
 import {episodeLayout, type PaneId} from '../src/tui/view/layout.js';
 import {startFakeOpenAI, type FakeOpenAI} from './helpers/fakeOpenAI.js';
 import {scriptedModel} from './helpers/scriptedModel.js';
+import {waitForStableScreen} from './helpers/stableScreen.js';
 
 /*
  * The TUI in a real terminal: tmux runs `cultureconverse tui` against a loopback OpenAI-compatible
@@ -46,21 +47,8 @@ function pane(screen: string, id: PaneId): string {
 const statusLine = (screen: string) => screen.split('\n').find((line) => line.includes(' │ turn ')) ?? '';
 const idleAt = (screen: string, step: number) => statusLine(screen).includes(`│ step ${step} │`) && /next: |your reply as the assistant|✓ done|✗ /.test(statusLine(screen));
 
-/**
- * Polls the terminal until `check` holds on two identical captures in a row: tmux can be captured
- * while Ink is still writing a frame, and a half-written frame may already pass a check on its first
- * lines (the status line) while the panes below are not drawn yet.
- */
-async function waitForScreen(check: (screen: string) => boolean, what: string, timeoutMs = 30_000): Promise<string> {
-	const deadline = Date.now() + timeoutMs;
-	let previous = '';
-	for (;;) {
-		const screen = capture();
-		if (check(screen) && screen === previous) return screen;
-		previous = screen;
-		if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; the screen:\n${screen}`);
-		await new Promise((resolve) => setTimeout(resolve, 50));
-	}
+function waitForScreen(check: (screen: string) => boolean, what: string, timeoutMs = 30_000): Promise<string> {
+	return waitForStableScreen(capture, check, what, {timeoutMs});
 }
 
 async function step(n: number): Promise<string> {

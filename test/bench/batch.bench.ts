@@ -21,6 +21,7 @@ import {mkdtempSync, readdirSync, rmSync, statSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import path from 'node:path';
 import {fileURLToPath} from 'node:url';
+import {startBenchServer} from './benchServer.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const TSX = import.meta.resolve('tsx');
@@ -28,29 +29,8 @@ const sections = (process.env['BENCH_SECTIONS'] ?? 'scale,throughput,limiter,fau
 const work = mkdtempSync(path.join(tmpdir(), 'cc-bench-batch-'));
 const home = path.join(work, 'home');
 
-type ServerStats = {served: number; refused: number; faulted: number; maxInFlight: number; steadyPerSecond: number | null; cpuMs: number};
-type Child = {code: number; cpuMs: number; maxRssMb: number; writtenChars: number; stdout: string; stderr: string; wallMs: number};
 
-async function server(env: Record<string, string>): Promise<{baseURL: string; stop: () => Promise<ServerStats>}> {
-	const child = spawn(process.execPath, ['--import', TSX, path.join(here, 'loopbackServer.ts')], {env: {...process.env, ...env}, stdio: ['ignore', 'pipe', 'inherit']});
-	let out = '';
-	const baseURL = await new Promise<string>((resolve, reject) => {
-		child.stdout.on('data', (chunk: Buffer) => {
-			out += chunk.toString();
-			const first = out.split('\n')[0];
-			if (out.includes('\n')) resolve((JSON.parse(first!) as {baseURL: string}).baseURL);
-		});
-		child.on('exit', () => reject(new Error('the loopback server did not start')));
-	});
-	return {
-		baseURL,
-		stop: () =>
-			new Promise<ServerStats>((resolve) => {
-				child.on('exit', () => resolve(JSON.parse(out.trim().split('\n').at(-1)!) as ServerStats));
-				child.kill('SIGTERM');
-			}),
-	};
-}
+type Child = {code: number; cpuMs: number; maxRssMb: number; writtenChars: number; stdout: string; stderr: string; wallMs: number};
 
 async function batch(args: string[]): Promise<Child> {
 	const started = Date.now();
@@ -91,7 +71,7 @@ const pad = (value: string | number, width: number) => String(value).padStart(wi
 try {
 	// One warm-up run builds the KB indexes the later runs share.
 	{
-		const warm = await server({BENCH_LATENCY_MS: '1'});
+		const warm = await startBenchServer({BENCH_LATENCY_MS: '1'});
 		await batch(['--name', 'warm', '--sample', '4', '--sessions-dir', sessionsOf('warm'), '--base-url', warm.baseURL]);
 		await warm.stop();
 	}
@@ -101,7 +81,7 @@ try {
 		console.log(`\nscale: parallel 64, 5 ms per call`);
 		console.log('EPISODES  CPU s  CPU ms/EPISODE  PEAK RSS MB  SESSION KB  WRITTEN KB/EPISODE  WRITTEN/SESSION');
 		for (const n of sizes) {
-			const srv = await server({BENCH_LATENCY_MS: '5'});
+			const srv = await startBenchServer({BENCH_LATENCY_MS: '5'});
 			const dir = sessionsOf(`scale-${n}`);
 			const run = await batch(['--name', `scale-${n}`, '--sample', String(n), '--parallel', '64', '--concurrency', '64', '--sessions-dir', dir, '--base-url', srv.baseURL]);
 			await srv.stop();
@@ -119,7 +99,7 @@ try {
 		console.log('(CALLS/S over the whole run, start-up and last wave included; STEADY: between the 10th and 90th percentile of call end times)');
 		console.log('PARALLEL  EPISODES  WALL s  CALLS  CALLS/S  STEADY/S  IDEAL/S  EFFICIENCY  STEADY EFF.  CPU ms/CALL  SERVER MAX IN FLIGHT');
 		for (const parallel of (process.env['BENCH_PARALLEL'] ?? '16,32,64,128').split(',').map(Number)) {
-			const srv = await server({BENCH_LATENCY_MS: String(latency)});
+			const srv = await startBenchServer({BENCH_LATENCY_MS: String(latency)});
 			const episodes = 4 * parallel;
 			const run = await batch(['--name', `tp-${parallel}`, '--sample', String(episodes), '--sample-seed', `tp${parallel}`, '--parallel', String(parallel), '--concurrency', String(parallel), '--sessions-dir', sessionsOf(`tp-${parallel}`), '--base-url', srv.baseURL]);
 			const stats = await srv.stop();
@@ -136,7 +116,7 @@ try {
 		console.log(`\nlimiter: the server admits ${admit} in flight (429 beyond), ${latency} ms per call; the batch may send ${2 * admit}`);
 		console.log('RETRY-AFTER  ADAPTIVE  WALL s  SERVED  REFUSED  SERVED/S  STEADY/S  ADMITTED/S  SHARE  STEADY SHARE');
 		for (const [retryAfter, adaptive] of [['', true], ['250', true], ['', false]] as const) {
-			const srv = await server({BENCH_LATENCY_MS: String(latency), BENCH_ADMIT: String(admit), ...(retryAfter ? {BENCH_RETRY_AFTER: retryAfter} : {})});
+			const srv = await startBenchServer({BENCH_LATENCY_MS: String(latency), BENCH_ADMIT: String(admit), ...(retryAfter ? {BENCH_RETRY_AFTER: retryAfter} : {})});
 			const name = `lim-${retryAfter || 'none'}-${adaptive}`;
 			const config = path.join(work, `${name}.json`);
 			const {writeFileSync} = await import('node:fs');
@@ -155,7 +135,7 @@ try {
 		console.log(`\nfaults: ${faults}, 100 ms per call, hangs of 30 s, 48 episodes, 16 in flight`);
 		console.log('ADAPTIVE  WALL s  EXIT  COMPLETED  ERRORS  LOST  CRASHED');
 		for (const adaptive of [true, false]) {
-			const srv = await server({BENCH_LATENCY_MS: '100', BENCH_FAULTS: faults, BENCH_HANG_MS: '30000'});
+			const srv = await startBenchServer({BENCH_LATENCY_MS: '100', BENCH_FAULTS: faults, BENCH_HANG_MS: '30000'});
 			const name = `faults-${adaptive}`;
 			const config = path.join(work, `${name}.json`);
 			const {writeFileSync} = await import('node:fs');

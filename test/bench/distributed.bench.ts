@@ -20,6 +20,7 @@ import path from 'node:path';
 import {fileURLToPath} from 'node:url';
 import {readSession} from '../../src/store/sessionStore.js';
 import {hasRedisServer, startRedis} from '../helpers/redisServer.js';
+import {startBenchServer} from './benchServer.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const TSX = import.meta.resolve('tsx');
@@ -38,26 +39,6 @@ const work = mkdtempSync(path.join(tmpdir(), 'cc-bench-distributed-'));
 mkdirSync(path.join(work, 'redis'));
 const redis = await startRedis(path.join(work, 'redis'), {fsync: 'everysec'});
 
-type ServerStats = {served: number; refused: number; maxInFlight: number; cpuMs: number};
-async function server(): Promise<{baseURL: string; stop: () => Promise<ServerStats>}> {
-	const child = spawn(process.execPath, ['--import', TSX, path.join(here, 'loopbackServer.ts')], {env: {...process.env, BENCH_LATENCY_MS: latency}, stdio: ['ignore', 'pipe', 'inherit']});
-	let out = '';
-	const baseURL = await new Promise<string>((resolve, reject) => {
-		child.stdout.on('data', (chunk: Buffer) => {
-			out += chunk.toString();
-			if (out.includes('\n')) resolve((JSON.parse(out.split('\n')[0]!) as {baseURL: string}).baseURL);
-		});
-		child.on('exit', () => reject(new Error('the loopback server did not start')));
-	});
-	return {
-		baseURL,
-		stop: () =>
-			new Promise<ServerStats>((resolve) => {
-				child.on('exit', () => resolve(JSON.parse(out.trim().split('\n').at(-1)!) as ServerStats));
-				child.kill('SIGTERM');
-			}),
-	};
-}
 
 const exited = (child: ChildProcess) => new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
 const cpuOf = (pid: number): number => {
@@ -73,7 +54,7 @@ const cpuOf = (pid: number): number => {
 const rows: Array<{workers: number; perHour: number; maxInFlight: number; cpu: number; wall: number}> = [];
 try {
 	for (const n of counts) {
-		const model = await server();
+		const model = await startBenchServer({BENCH_LATENCY_MS: latency});
 		const env = {...process.env, CULTURECONVERSE_HOME: path.join(work, 'home'), CULTURECONVERSE_EMBEDDER: 'hash', OPENAI_API_KEY: 'sk-bench-0000000000', OPENAI_BASE_URL: model.baseURL};
 		const name = `bench-${n}w`;
 		const workers = Array.from({length: n}, (_, i) => spawn(process.execPath, ['--import', TSX, CLI, 'worker', '--queue', redis.url, '--sessions-dir', path.join(work, `${name}-w${i}`), '--parallel', String(parallel), '--concurrency', String(parallel), '--name-filter', name], {cwd: work, env, stdio: ['ignore', 'ignore', 'pipe']}));
