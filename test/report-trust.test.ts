@@ -118,7 +118,7 @@ describe('intervals (item 5)', () => {
 		const clustered = report.overall!.threeH!;
 		assert.equal(clustered.seeds, 10);
 		const naive = bootstrapMean(patches.map((p) => 1 + (Number(p.id.slice(1, p.id.indexOf('-'))) % 5)))!;
-		assert.ok(clustered.hi - clustered.lo > 1.3 * (naive.hi - naive.lo), `cluster width ${(clustered.hi - clustered.lo).toFixed(3)} vs independent ${(naive.hi - naive.lo).toFixed(3)}`);
+		assert.ok(clustered.hi! - clustered.lo! > 1.3 * (naive.hi! - naive.lo!), `cluster width ${(clustered.hi! - clustered.lo!).toFixed(3)} vs independent ${(naive.hi! - naive.lo!).toFixed(3)}`);
 	});
 
 	it('give a clean rate of 0% an interval of non-zero width (Wilson), and flag tiny slices', async () => {

@@ -6,8 +6,9 @@ import {after, before, describe, it} from 'node:test';
 import {METRICS} from '../src/domain/session.js';
 import type {SessionSummary} from '../src/domain/sessionSummary.js';
 import {runNoise} from '../src/report/noise.js';
-import {scoreDistribution, trapGaps} from '../src/report/distribution.js';
-import {buildReport} from '../src/report/aggregate.js';
+import {distributionOf, trapGaps} from '../src/report/distribution.js';
+import {buildReport as build, type Slice} from '../src/report/aggregate.js';
+import {selectCells} from '../src/report/cells.js';
 import {krippendorffInterval, pearson, spearman, weightedKappa} from '../src/report/agreement.js';
 import {bootstrapMean, seededRandom} from '../src/report/bootstrap.js';
 import {parseJson, runCli} from './helpers/cli.js';
@@ -23,17 +24,20 @@ describe('report: bootstrap intervals', () => {
 		const large = sample(400);
 		const a = bootstrapMean(small, {seed: 's'})!;
 		assert.deepEqual(bootstrapMean(small, {seed: 's'}), a, 'same data, same seed, same interval');
-		assert.ok(a.lo <= a.mean && a.mean <= a.hi);
+		assert.ok(a.lo! <= a.mean && a.mean <= a.hi!);
 		const b = bootstrapMean(large, {seed: 's'})!;
-		assert.ok(b.hi - b.lo < (a.hi - a.lo) / 2, `400 values (${(b.hi - b.lo).toFixed(3)}) give a much tighter interval than 25 (${(a.hi - a.lo).toFixed(3)})`);
+		assert.ok(b.hi! - b.lo! < (a.hi! - a.lo!) / 2, `400 values (${(b.hi! - b.lo!).toFixed(3)}) give a much tighter interval than 25 (${(a.hi! - a.lo!).toFixed(3)})`);
 		// For a proportion near 0.5 with n=400 the 95% interval is about ±0.05.
-		assert.ok(Math.abs((b.hi - b.lo) / 2 - 0.049) < 0.015, `half-width ${((b.hi - b.lo) / 2).toFixed(3)}`);
-		assert.deepEqual(bootstrapMean([4]), {n: 1, mean: 4, lo: 4, hi: 4, seeds: 1, method: 'bootstrap'});
+		assert.ok(Math.abs((b.hi! - b.lo!) / 2 - 0.049) < 0.015, `half-width ${((b.hi! - b.lo!) / 2).toFixed(3)}`);
+		// Never a zero-width interval: one value, or values all equal, give n/a with the reason.
+		assert.deepEqual(bootstrapMean([4]), {n: 1, mean: 4, lo: null, hi: null, seeds: 1, method: 'bootstrap', resamples: 2000, na: 'one value'});
 		assert.equal(bootstrapMean([]), null);
 		const constant = bootstrapMean([3, 3, 3, 3])!;
-		assert.deepEqual([constant.lo, constant.hi], [3, 3]);
+		assert.deepEqual([constant.lo, constant.hi, constant.na], [null, null, 'every value is 3']);
 	});
 });
+
+const buildReport = (sessions: SessionSummary[], by: Slice[]) => build(selectCells(sessions, {judges: by.includes('judge')}), by);
 
 const summary = (patch: Partial<SessionSummary>): SessionSummary => ({
 	id: 'x',
@@ -63,7 +67,7 @@ const summary = (patch: Partial<SessionSummary>): SessionSummary => ({
 	errorFlag: null,
 	termination: 'all_shards_passed',
 	mock: false,
-	...setupFields({assistantModel: patch.assistantModel, judgeModel: patch.judgeModel, judgeMode: patch.judgeMode, mock: patch.mock}),
+	...setupFields({assistantModel: patch.assistantModel, judgeModel: patch.judgeModel, judgeMode: patch.judgeMode, mock: patch.mock, language: patch.language, mode: patch.mode}),
 	...patch,
 });
 
@@ -230,7 +234,7 @@ describe('report noise', () => {
 			summary({id: 's1-0.rj-x-separate', seedId: 'p:t1', threeH: 1, rejudgeOf: 's1-0', judgeModel: 'x'}),
 			summary({id: 'other-model', seedId: 'p:t1', threeH: 5, assistantModel: 'other'}),
 		];
-		const rows = runNoise(runs);
+		const rows = runNoise(selectCells(runs));
 		assert.equal(rows.length, 1, 'the single run of another model and the re-judged copy form no row');
 		const row = rows[0]!;
 		assert.equal(row.seeds, 2);
@@ -275,10 +279,10 @@ describe('report noise (CLI, offline)', () => {
 describe('report scores and traps', () => {
 	const scores = (helpfulness: number) => ({helpfulness, honesty: 5, harmlessness: 5, naturalness: 4, plausibility: 4, typicality: 4});
 	it('gives each metric\'s mean, sd, median and share of every score', () => {
-		const rows = scoreDistribution([1, 3, 3, 5].map((h, index) => summary({id: `d${index}`, scores: scores(h)})));
+		const rows = distributionOf([1, 3, 3, 5].map((h, index) => summary({id: `d${index}`, scores: scores(h)})));
 		const helpfulness = rows.find((row) => row.metric === 'helpfulness')!;
 		assert.equal(helpfulness.n, 4);
-		assert.equal(helpfulness.mean, 3);
+		assert.equal(helpfulness.mean!.mean, 3);
 		assert.ok(Math.abs(helpfulness.sd! - Math.sqrt(8 / 3)) < 1e-12);
 		assert.equal(helpfulness.median, 3);
 		assert.deepEqual(helpfulness.shares, [0.25, 0, 0.5, 0, 0.25]);
@@ -286,17 +290,17 @@ describe('report scores and traps', () => {
 	});
 
 	it('compares standard with trap seeds per model, with an interval on the gap', () => {
-		const rows = trapGaps([
-			...[4, 4.2, 3.8].map((threeH, index) => summary({id: `s${index}`, tier: 'standard', threeH})),
-			...[3, 3.4, 3.2].map((threeH, index) => summary({id: `t${index}`, tier: index === 0 ? 'contextual' : 'normative', threeH})),
+		const rows = trapGaps(selectCells([
+			...[4, 4.2, 3.8].map((threeH, index) => summary({id: `s${index}`, seedId: `p:s${index}`, tier: 'standard', threeH})),
+			...[3, 3.4, 3.2].map((threeH, index) => summary({id: `t${index}`, seedId: `p:t${index}`, tier: index === 0 ? 'contextual' : 'normative', threeH})),
 			summary({id: 'other', assistantModel: 'other', tier: 'standard', threeH: 5}),
-		]);
-		assert.deepEqual(rows.map((row) => row.model), ['model-a', 'other']);
+		])).rows;
+		assert.deepEqual(rows.map((row) => row.cell.model), ['model-a', 'other']);
 		const a = rows[0]!;
 		assert.equal(a.standard!.n, 3);
 		assert.equal(a.trap!.n, 3);
 		assert.ok(Math.abs(a.delta!.mean - -0.8) < 1e-12);
-		assert.ok(a.delta!.lo <= a.delta!.mean && a.delta!.mean <= a.delta!.hi && a.delta!.hi < 0, JSON.stringify(a.delta));
+		assert.ok(a.delta!.lo! <= a.delta!.mean && a.delta!.mean <= a.delta!.hi! && a.delta!.hi! < 0, JSON.stringify(a.delta));
 		assert.equal(rows[1]!.delta, null, 'no trap seeds, no gap');
 	});
 });

@@ -6,6 +6,7 @@ import type {EngineListener} from '../episode/events.js';
 import {promptVersions} from '../llm/prompts.js';
 import {SeedSpace, tierFlag} from '../universe/seeds.js';
 import {UserError} from '../util/errors.js';
+import {roleDifferences, roleIdentity} from '../domain/setup.js';
 import type {Runtime} from './runtime.js';
 import {AssistantKind, JudgeMode, LanguageMode, ModelRole, type Session, type SessionConfig} from '../domain/session.js';
 
@@ -82,7 +83,8 @@ function sharedStart(fresh: Session, source: Session): Session {
 
 /**
  * An engine for a saved session, continuing from its last saved step. A session whose model settings
- * (model, endpoint, sampling, reasoning effort, request extras) differ from the runtime's is refused,
+ * (the roles' part of the setup identity: model, endpoint, sampling, top_p, token cap, reasoning
+ * effort, structured mode, request extras) differ from the runtime's is refused,
  * whatever its status (an errored one retried with --retry too): scores from different set-ups are not
  * comparable. With `allowModelChange` the session takes the new settings and records each change with
  * the step from which it ran, so reports keep it apart.
@@ -105,20 +107,6 @@ export async function resumeEpisode(runtime: Runtime, idOrPath: string, options:
 
 type RoleChange = {readonly role: ModelRole; readonly from: string; readonly to: string};
 
-/** What of a role's settings makes a different measurement: not timeouts, streaming or notices. */
-function measured(settings: SessionConfig['roles'][ModelRole]): Record<string, unknown> {
-	return {
-		model: `${settings.provider}:${settings.model}`,
-		endpoint: settings.baseURL,
-		temperature: settings.temperature,
-		maxTokens: settings.maxTokens,
-		reasoningEffort: settings.reasoningEffort ?? null,
-		structured: settings.structured,
-		extraBody: settings.extraBody ?? null,
-		replayFile: settings.replayFile,
-	};
-}
-
 /**
  * The roles whose model a resumed session may still call: a generator change after the shards are made,
  * or an assistant change for a person or a replay, changes nothing measured.
@@ -131,17 +119,18 @@ function rolesStillToRun(session: Session): ModelRole[] {
 	});
 }
 
-/** Each role (of `roles`) whose measured settings differ, described by the fields that differ. */
+/**
+ * Each role (of `roles`) whose part of the setup identity (domain/setup.ts, the same that keeps
+ * report cells apart) differs, described by the fields that differ.
+ */
 export function roleChanges(saved: SessionConfig['roles'], runtime: Pick<Runtime, 'gateway'>, roles: readonly ModelRole[] = ModelRole.options): RoleChange[] {
 	const changes: RoleChange[] = [];
 	for (const role of roles) {
-		const was = measured(saved[role]);
-		const now = measured(runtime.gateway.settings(role));
-		const fields = Object.keys(was).filter((key) => JSON.stringify(was[key]) !== JSON.stringify(now[key]));
+		const fields = roleDifferences(roleIdentity(saved[role]), roleIdentity(runtime.gateway.settings(role)));
 		if (fields.length === 0) continue;
 		// The model alone reads best ("openai:a -> openai:b"); other fields are named.
-		const describe = (side: Record<string, unknown>) => fields.map((key) => (key === 'model' ? String(side[key]) : `${key} ${JSON.stringify(side[key])}`)).join(', ');
-		changes.push({role, from: describe(was), to: describe(now)});
+		const describe = (side: 'from' | 'to') => fields.map((entry) => (entry.field === 'model' ? String(entry[side]) : `${entry.field} ${JSON.stringify(entry[side])}`)).join(', ');
+		changes.push({role, from: describe('from'), to: describe('to')});
 	}
 	return changes;
 }

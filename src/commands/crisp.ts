@@ -16,6 +16,7 @@ import {cultureLine} from '../situated/norms.js';
 import {DEFAULT_MAX_ROUNDS} from '../situated/refine.js';
 import {buildItems, evaluateItems} from '../situated/run.js';
 import {summarizeEvals} from '../situated/summary.js';
+import {mockWording} from '../report/setups.js';
 import {ExitCode, UserError} from '../util/errors.js';
 import {unknownMessage} from '../util/suggest.js';
 import {bestOfN, calibrateRewards, pairs, samples, sft} from './crispData.js';
@@ -245,10 +246,18 @@ function report(context: CommandContext): number {
 	const summary = summarizeEvals(evals, {lambda: lambdaOf(flags)});
 	if (typeof flags['html'] === 'string') {
 		const target = path.resolve(io.cwd, flags['html']);
-		writeFileAtomic(target, crispPage(summary, {title: 'cultureconverse crisp report', generatedAt: new Date().toISOString().replace(/\.\d+Z$/, 'Z'), mock: evals.some((evaluation) => evaluation.policyModel === 'mock')}));
+		writeFileAtomic(target, crispPage(summary, {title: 'cultureconverse crisp report', generatedAt: new Date().toISOString().replace(/\.\d+Z$/, 'Z'), mockNotice: crispMockNotice(evals)}));
 		io.stderr.write(`Wrote ${target}\n`);
 	}
 	if (flags['json']) writeJson(io, summary);
 	else write(io, reportText(summary));
 	return ExitCode.ok;
+}
+
+/** The mock notice of CRISP evaluations, from which of their roles (policy, grader) ran on the mock. */
+function crispMockNotice(evals: readonly SituatedEval[]): string | null {
+	const isMock = (model: string) => model === 'mock' || model.startsWith('mock:');
+	const roles = (evaluation: SituatedEval) => [...(isMock(evaluation.policyModel) ? ['policy'] : []), ...(isMock(evaluation.judgeModel) ? ['grader'] : [])];
+	const touched = evals.filter((evaluation) => roles(evaluation).length > 0);
+	return mockWording({records: evals.length, touched: touched.length, all: evals.length > 0 && evals.every((evaluation) => roles(evaluation).length === 2), roles: [...new Set(touched.flatMap(roles))], what: 'evaluation'});
 }

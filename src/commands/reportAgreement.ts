@@ -3,14 +3,14 @@ import path from 'node:path';
 import {sessionsDir} from '../app/runtime.js';
 import type {SessionSummary} from '../domain/sessionSummary.js';
 import {agreementByMetric, agreementBySlice, agreementOverall, agreementPanel} from '../present/report.js';
-import {judgeLabel} from '../report/aggregate.js';
-import {type JudgedDialogue, judgeHumanReport} from '../report/humanAgreement.js';
-import {readRatings} from '../report/ratings.js';
+import {SMALL_SLICE} from '../report/bootstrap.js';
+import {type CellValues, type Selection, cellLabel, groupBy} from '../report/cells.js';
+import {type JudgeHumanReport, type JudgedDialogue, judgeHumanReport} from '../report/humanAgreement.js';
 import {mockKind} from '../report/setups.js';
-import {ratingsFile} from '../store/ratingStore.js';
+import {ratingsFile, readRatings} from '../store/ratingStore.js';
 import {ExitCode, UserError} from '../util/errors.js';
 import {unknownMessage} from '../util/suggest.js';
-import {bootstrapSeed, chooseSessions} from './reportSelection.js';
+import {intervalOptions, selectionFor} from './reportSelection.js';
 import {type Flags, type IO, write, writeJson} from './types.js';
 
 const AGREEMENT_SLICES = ['judge', 'region', 'language'] as const;
@@ -24,23 +24,33 @@ function agreementSlices(value: unknown): AgreementSlice[] {
 	return [...new Set(parts)] as AgreementSlice[];
 }
 
-const judged = (s: SessionSummary): JudgedDialogue => ({dialogue: s.rejudgeOf ?? s.id, judge: judgeLabel(s), scores: s.scores ?? {}, region: s.region, language: s.language});
 
-/** The agreement figures, as `report agreement --json` prints them and the HTML report shows them. */
-export function agreementData(flags: Flags, io: IO, options: {panel: boolean; quiet?: boolean}) {
+
+export type AgreementCell = JudgeHumanReport & {readonly cell: Partial<CellValues>};
+
+/**
+ * The agreement figures, as `report agreement --json` prints them and the HTML report shows them: one
+ * block per cell of the rated dialogues' own judgements (setup, assistant, language, mode, judge, as
+ * they vary; --pool averages on purpose), each with the panel of every judge of its dialogues.
+ */
+export function agreementData(flags: Flags, io: IO, options: {panel: boolean; quiet?: boolean; selection?: Selection}) {
 	// Ratings made in the TUI (s on a replay) land next to the sessions; they are the default.
 	const made = ratingsFile(sessionsDir(flags, io));
 	const file = typeof flags['ratings'] === 'string' ? path.resolve(io.cwd, flags['ratings']) : existsSync(made) ? made : null;
 	if (!file) throw new UserError(`report agreement needs --ratings FILE (JSONL or CSV of session, metric, score, rater; see \`cultureconverse schema human-rating\`), or ratings made in the TUI (press s on a replay), which go to ${made}.`);
+	const notes: string[] = [];
 	const note = (text: string) => {
+		notes.push(text);
 		if (!options.quiet) io.stderr.write(`Note: ${text}\n`);
 	};
 	const ratings = readRatings(file);
-	const all = chooseSessions(flags, io);
+	const selection = options.selection ?? selectionFor(flags, io, {judges: true});
+	const all = selection.chosen;
 	const byId = new Map(all.map((s) => [s.id, s]));
 	// Ratings are about dialogues: a rating of a re-judged copy is a rating of its original's dialogue.
 	const dialogueOf = (session: string) => byId.get(session)?.rejudgeOf ?? session;
-	const completed = all.filter((s) => s.status === 'completed' && s.scores !== null);
+	const counted = new Set(selection.sessions.map((s) => s.id));
+	const completed = all.filter((s) => counted.has(s.id) && s.status === 'completed' && s.scores !== null);
 	const dialogues = new Set(completed.map((s) => s.rejudgeOf ?? s.id));
 	const errored = new Set(all.filter((s) => s.status === 'error' && s.rejudgeOf === null && !dialogues.has(s.id)).map((s) => s.id));
 	const known = ratings.filter((rating) => dialogues.has(dialogueOf(rating.session)));
@@ -52,12 +62,22 @@ export function agreementData(flags: Flags, io: IO, options: {panel: boolean; qu
 	const rated = new Set(known.map((rating) => dialogueOf(rating.session)));
 	const inPlay = completed.filter((s) => rated.has(s.rejudgeOf ?? s.id));
 	if (inPlay.some((s) => mockKind(s).roles.includes('judge'))) note('some rated sessions were judged by the offline mock: its scores are filler, not a judge.');
+	const judgedOf = (s: SessionSummary): JudgedDialogue => ({dialogue: s.rejudgeOf ?? s.id, judge: selection.keyOf(s).judge, scores: s.scores ?? {}, region: s.region, language: s.language, seed: s.seedId});
 	const primary = inPlay.filter((s) => s.rejudgeOf === null);
-	const judges = new Set(primary.map(judgeLabel));
-	if (judges.size > 1) note(`the rated dialogues' own judgements come from ${judges.size} judges (${[...judges].join(', ')}), pooled in the overall, metric, region and language tables; --by judge sets them apart.`);
-	const report = judgeHumanReport({primary: primary.map(judged), panel: options.panel ? inPlay.map(judged) : [], ratings: known, dialogueOf}, {seed: bootstrapSeed(flags)});
-	return {ratings: known.length, raters: new Set(known.map((rating) => rating.rater)).size, sessions: rated.size, excluded: {errored: ofErrored.length, unknown: unknown.length}, ...report};
+	// Cells of the dialogues' own judgements: the keys that vary among them, unless pooled.
+	const keys = selection.varying.filter((key) => new Set(primary.map((s) => selection.keyOf(s)[key])).size > 1);
+	const cellOf = (s: SessionSummary) => Object.fromEntries(keys.map((key) => [key, selection.keyOf(s)[key]])) as Record<string, string>;
+	const groups = groupBy(primary, cellOf, keys);
+	if (groups.length > 1) note(`the rated dialogues fall in ${groups.length} cells (${keys.join(', ')} differ): each has its own tables, nothing is pooled across them (--pool ${keys.join(',')} would).`);
+	const options2 = intervalOptions(flags);
+	const cells: AgreementCell[] = groups.map((group) => {
+		const ids = new Set(group.items.map((s) => s.id));
+		const panel = options.panel ? inPlay.filter((s) => ids.has(s.rejudgeOf ?? s.id)) : [];
+		return {cell: group.key, ...judgeHumanReport({primary: group.items.map(judgedOf), panel: panel.map(judgedOf), ratings: known.filter((r) => ids.has(dialogueOf(r.session))), dialogueOf}, options2)};
+	});
+	return {ratings: known.length, raters: new Set(known.map((rating) => rating.rater)).size, sessions: rated.size, excluded: {errored: ofErrored.length, unknown: unknown.length}, keys, cells, notes, mockNotice: selection.mockNotice, resamples: options2.resamples, seed: options2.seed};
 }
+export type AgreementData = ReturnType<typeof agreementData>;
 
 /** `report agreement`: the judge against human ratings of the same dialogues (Table 3, Tables 11-13). */
 export function agreement(flags: Flags, io: IO): number {
@@ -67,15 +87,19 @@ export function agreement(flags: Flags, io: IO): number {
 		writeJson(io, data);
 		return ExitCode.ok;
 	}
-	write(io, `${data.ratings} rating(s) by ${data.raters} rater(s) of ${data.sessions} session(s). The judge is compared with the mean of the people's ratings of each (dialogue, metric) unit; human–human figures average every pair of ratings of a unit. Intervals: 95% bootstrap over dialogues. α: Krippendorff's alpha, interval level.`);
-	write(io, agreementOverall(data));
-	write(io, '');
-	write(io, agreementByMetric(data));
-	if (by.includes('region')) write(io, `\n${agreementBySlice('region', data.regions)}`);
-	if (by.includes('language')) write(io, `\n${agreementBySlice('language', data.languages)}`);
-	if (by.includes('judge')) {
-		write(io, `\nJudge panel (every judge of the rated dialogues, originals and re-judged copies, against the same people), ranked by MAE:`);
-		write(io, agreementPanel(data, typeof flags['top'] === 'number' ? flags['top'] : 10));
+	write(io, `${data.ratings} rating(s) by ${data.raters} rater(s) of ${data.sessions} session(s). The judge is compared with the mean of the people's ratings of each (dialogue, metric) unit; human–human figures average every pair of ratings of a unit. Intervals: 95%, seed-cluster bootstrap (${data.resamples} resamples, seed "${data.seed}") for MAE, bias and the coefficients, Wilson on the effective number of seeds for the shares; n/a where none can be made. α: Krippendorff's alpha, interval level. * fewer than ${SMALL_SLICE} seeds.`);
+	if (data.mockNotice) write(io, data.mockNotice);
+	for (const cell of data.cells) {
+		if (data.keys.length > 0) write(io, `\n== ${cellLabel(cell.cell, data.keys as Parameters<typeof cellLabel>[1])} ==`);
+		write(io, agreementOverall(cell));
+		write(io, '');
+		write(io, agreementByMetric(cell));
+		if (by.includes('region')) write(io, `\n${agreementBySlice('region', cell.regions)}`);
+		if (by.includes('language')) write(io, `\n${agreementBySlice('language', cell.languages)}`);
+		if (by.includes('judge')) {
+			write(io, `\nJudge panel (every judge of the rated dialogues, originals and re-judged copies, against the same people), ranked by MAE:`);
+			write(io, agreementPanel(cell, typeof flags['top'] === 'number' ? flags['top'] : 10));
+		}
 	}
 	return ExitCode.ok;
 }

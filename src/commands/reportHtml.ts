@@ -3,61 +3,66 @@ import path from 'node:path';
 import {performance} from 'node:perf_hooks';
 import {sessionsDir} from '../app/runtime.js';
 import type {Session} from '../domain/session.js';
-import type {SessionSummary} from '../domain/sessionSummary.js';
 import {type ReportPageData, reportPage} from '../html/reportPage.js';
 import {sessionPage} from '../html/sessionPage.js';
-import {buildReport, reportable} from '../report/aggregate.js';
-import {scoreDistribution} from '../report/distribution.js';
+import {buildReport} from '../report/aggregate.js';
+import {cellLabel, selectCells} from '../report/cells.js';
+import {scoreDistributions} from '../report/distribution.js';
 import {CONTRASTS, type Contrast} from '../report/paired.js';
-import {residualKey} from '../report/setups.js';
 import {ratingsFile} from '../store/ratingStore.js';
 import {readSessionFile} from '../store/sessionStore.js';
 import {writeFileAtomic} from '../util/atomicWrite.js';
 import {UserError} from '../util/errors.js';
+import type {MainReport} from './report.js';
+import {reportJson} from './report.js';
 import {agreementData} from './reportAgreement.js';
 import {pairedData} from './reportPaired.js';
-import type {LostSession} from './sessions.js';
-import {bootstrapSeed} from './reportSelection.js';
-import type {Report} from '../report/aggregate.js';
+import {poolFlag} from './reportSelection.js';
 import type {Flags, IO} from './types.js';
 
 /** The folder of viewer pages next to a report file: report.html -> report-sessions/. */
 export const viewerFolder = (file: string) => `${path.basename(file).replace(/\.html?$/i, '')}-sessions`;
 
 const describeFlags = (flags: Flags) =>
-	['batch', 'region', 'persona', 'template', 'tier']
+	['batch', 'region', 'persona', 'template', 'tier', 'setup', 'lang', 'mode', 'model', 'judge', 'pool']
 		.filter((name) => typeof flags[name] === 'string')
 		.map((name) => `${name} ${String(flags[name])}`)
 		.join(', ') || 'all saved sessions';
 
 /**
- * `report --html FILE`: the same selection and figures as `report --json` (the page embeds exactly
- * that JSON), with charts, the paired deltas, agreement when there are ratings, every episode, and the
+ * `report --html FILE`: the same selection, cells and figures as `report --json` (the page embeds
+ * exactly that JSON); every chart is drawn from the same cells layer (so no chart pools what a table
+ * keeps apart), with the paired deltas, agreement when there are ratings, every episode and the
  * provenance; viewer pages for every episode go to `<name>-sessions/` unless --no-viewer.
  */
-export function writeReportHtml(input: {flags: Flags; io: IO; file: string; report: Report; chosen: SessionSummary[]; lost: readonly LostSession[]; resamples: number}): {file: string; bytes: number; pages: number; ms: number} {
+export function writeReportHtml(input: {flags: Flags; io: IO; file: string; main: MainReport}): {file: string; bytes: number; pages: number; ms: number} {
 	const started = performance.now();
-	const {flags, io, report, chosen, resamples} = input;
-	const options = {resamples, seed: bootstrapSeed(flags), includeMock: Boolean(flags['includeMock']), poolSetups: Boolean(flags['poolSetups'])};
-	const paired = (Object.keys(CONTRASTS) as Contrast[]).map((contrast) => pairedData({...flags, slice: undefined}, io, contrast, {quiet: true}));
-	const agreement = agreementFor(flags, io);
+	const {flags, io, main} = input;
+	const {report, selection, chosen, options} = main;
+	// The charts and sub-tables use the main table's selection; judge pairs need the re-judged copies.
+	const judged = selectCells(chosen, {includeMock: Boolean(flags['includeMock']), pool: poolFlag(flags), judges: true});
+	const paired = (Object.keys(CONTRASTS) as Contrast[]).map((contrast) => pairedData({...flags, slice: undefined}, io, contrast, {quiet: true, selection: contrast === 'judge' ? judged : selection}));
+	const agreement = agreementFor(flags, io, judged);
 	const withViewer = flags['viewer'] !== false;
 	const folder = viewerFolder(input.file);
 	const data: ReportPageData = {
 		title: `cultureconverse report · ${describeFlags(flags)}`,
 		generatedAt: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
 		selection: describeFlags(flags),
-		json: {...report, sessions: chosen.length, lost: input.lost, resamples, confidence: 0.95},
+		json: reportJson(main),
 		report,
-		byModel: buildReport(chosen, ['model'], options),
-		regionModel: buildReport(chosen, ['model', 'region'], options),
-		tierModel: buildReport(chosen, ['model', 'tier'], options),
-		scores: scoreDistribution(reportable(chosen, {includeMock: options.includeMock}).sessions),
-		paired: paired.map((p) => ({label: p.label, unit: p.unit, rows: p.rows})),
+		byCell: buildReport(selection, [], options),
+		regionCell: buildReport(selection, ['region'], options),
+		tierCell: buildReport(selection, ['tier'], options),
+		scores: scoreDistributions(selection, options),
+		varying: selection.varying,
+		paired,
 		agreement,
-		episodes: chosen,
+		episodes: selection.sessions,
+		cellOf: Object.fromEntries(selection.sessions.map((s) => [s.id, cellLabel(selection.keyOf(s), selection.varying)])),
 		viewerDir: withViewer ? folder : null,
-		prompts: promptsBySetup(report, chosen),
+		prompts: promptsBySetup(main),
+		holds: holdsBySetup(main),
 	};
 	const html = reportPage(data);
 	mkdirSync(path.dirname(input.file), {recursive: true});
@@ -68,12 +73,22 @@ export function writeReportHtml(input: {flags: Flags; io: IO; file: string; repo
 }
 
 /** The prompt-file hashes of each setup, read from one of its session files (summaries carry only their joint hash). */
-function promptsBySetup(report: Report, chosen: readonly SessionSummary[]): Record<string, Record<string, string>> {
-	const compared = {assistant: report.by.includes('model'), judge: report.by.includes('judge')};
+function promptsBySetup(main: MainReport): Record<string, Record<string, string>> {
 	const out: Record<string, Record<string, string>> = {};
-	for (const group of report.setups) {
-		const member = chosen.find((s) => residualKey(s.setup, compared) === group.key);
+	for (const group of main.report.setups) {
+		const member = main.chosen.find((s) => main.selection.registry.labelOf(s) === group.label);
 		if (member) out[group.label] = readSessionFile(member.path).config.prompts;
+	}
+	return out;
+}
+
+/** Which assistants, judges, languages and modes each setup holds (the provenance names them all). */
+function holdsBySetup(main: MainReport): Record<string, {assistants: string[]; judges: string[]; languages: string[]; modes: string[]}> {
+	const out: Record<string, {assistants: string[]; judges: string[]; languages: string[]; modes: string[]}> = {};
+	for (const group of main.report.setups) {
+		const mine = main.chosen.filter((s) => main.selection.registry.labelOf(s) === group.label);
+		const distinct = (pick: (s: (typeof mine)[number]) => string) => [...new Set(mine.map(pick))].sort();
+		out[group.label] = {assistants: distinct((s) => `${s.assistantModel}${s.setup.roles['assistant']?.endpoint ? ` @ ${s.setup.roles['assistant'].endpoint}` : ''}`), judges: distinct((s) => `${s.judgeModel} (${s.judgeMode})${s.setup.roles['judge']?.endpoint ? ` @ ${s.setup.roles['judge'].endpoint}` : ''}`), languages: distinct((s) => s.language), modes: distinct((s) => s.mode)};
 	}
 	return out;
 }
@@ -82,11 +97,11 @@ function promptsBySetup(report: Report, chosen: readonly SessionSummary[]): Reco
  * Agreement figures for the page: from --ratings (whose problems are errors, as for `report
  * agreement`), else from the TUI's ratings file when it rates some of these sessions, else none.
  */
-function agreementFor(flags: Flags, io: IO) {
-	if (typeof flags['ratings'] === 'string') return agreementData(flags, io, {panel: true, quiet: true});
+function agreementFor(flags: Flags, io: IO, selection: ReturnType<typeof selectCells>) {
+	if (typeof flags['ratings'] === 'string') return agreementData(flags, io, {panel: true, quiet: true, selection});
 	if (!existsSync(ratingsFile(sessionsDir(flags, io)))) return null;
 	try {
-		return agreementData(flags, io, {panel: true, quiet: true});
+		return agreementData(flags, io, {panel: true, quiet: true, selection});
 	} catch (error) {
 		if (error instanceof UserError) return null;
 		throw error;

@@ -1,32 +1,8 @@
 import {z} from 'zod';
-import {perMetric, ModelRole, SessionStatus} from './session.js';
+import {type JudgeResult, type Metric, perMetric, SessionStatus, TDQ, THREE_H} from './session.js';
+import {SessionSetup} from './setup.js';
 
-/**
- * Everything about how an episode was run that makes its scores comparable or not with another's,
- * apart from what reports slice by anyway (language, interaction mode, region, ...). Two sessions with
- * different setups are never pooled into one figure unless a report is told to (`--pool-setups`).
- */
-export const SessionSetup = z.strictObject({
-	/** Who played the assistant: llm | gold | human | replay. */
-	assistant: z.string(),
-	/** role -> provider:model as it ran (the last model, after any allowed change). */
-	models: z.record(z.string(), z.string()),
-	/** role -> base URL (null: OpenAI's own, or no endpoint for mock and replay roles). */
-	endpoints: z.record(z.string(), z.string().nullable()),
-	judgeMode: z.string(),
-	maxTurns: z.number().int(),
-	/** Best-of-N width; null for one reply per turn. Best-of replies were chosen by an oracle-aware rater. */
-	bestOf: z.number().int().nullable(),
-	/** Hash of the prompt files the session started with. */
-	promptsHash: z.string(),
-	/** A human assistant who opened the hidden panes (no longer blind). */
-	sawHidden: z.boolean(),
-	/** Roles that ran on the offline mock. */
-	mockRoles: z.array(ModelRole),
-	/** The models changed mid-session (resumed with --allow-model-change). */
-	modelChanged: z.boolean(),
-});
-export type SessionSetup = z.infer<typeof SessionSetup>;
+export {SessionSetup};
 
 /** One row of the sessions list: enough to browse, sort and filter without holding transcripts. */
 export const SessionSummary = z.strictObject({
@@ -37,6 +13,7 @@ export const SessionSummary = z.strictObject({
 	updatedAt: z.string(),
 	seedId: z.string(),
 	personaId: z.string(),
+	/** The identity's label ("Tamil Hindu"): several regions' identities share a label, so slices key by identityId. */
 	identity: z.string(),
 	region: z.string(),
 	templateId: z.string(),
@@ -72,11 +49,28 @@ export const SessionSummary = z.strictObject({
 	setup: SessionSetup,
 	/** Short hash of `setup`: equal keys, comparable scores. */
 	setupKey: z.string(),
+	/** The persona's identity id (my-tamil-hindu): what identity slices are keyed by. */
+	identityId: z.string(),
 });
 export type SessionSummary = z.infer<typeof SessionSummary>;
 
 /** The status column of session lists: the error flag when there is one; "(rj)" marks a re-judged copy. */
 export const statusLabel = (s: SessionSummary) => `${s.errorFlag ?? s.status}${s.rejudgeOf ? ' (rj)' : ''}`;
+
+/** Bumped whenever a summary's shape or meaning changes: an index of another version is rebuilt. */
+export const SESSION_INDEX_VERSION = 5;
+
+/**
+ * 3H and TDQ of a judgement from its raw scores (the stored figures are rounded to three decimals);
+ * null while any of the three is missing, as the judge's own aggregate.
+ */
+export function familyScores(judge: Pick<JudgeResult, 'scores'> | null): {threeH: number | null; tdq: number | null} {
+	const mean = (metrics: readonly Metric[]) => {
+		const values = metrics.map((metric) => judge?.scores[metric]);
+		return values.every((value): value is number => typeof value === 'number') ? values.reduce((sum, value) => sum + value, 0) / values.length : null;
+	};
+	return {threeH: mean(THREE_H), tdq: mean(TDQ)};
+}
 
 /**
  * Derived data kept next to the sessions (`<sessions>/.index.json`) so listing thousands of sessions
@@ -86,7 +80,7 @@ export const statusLabel = (s: SessionSummary) => `${s.errorFlag ?? s.status}${s
  */
 export const SessionIndex = z.strictObject({
 	format: z.literal('cultureconverse.session-index'),
-	version: z.literal(4),
+	version: z.literal(SESSION_INDEX_VERSION),
 	entries: z.record(
 		z.string().describe('file name inside the sessions folder'),
 		z.strictObject({

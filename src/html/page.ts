@@ -16,13 +16,21 @@ h3 { font-size: 14px; margin: 16px 0 6px; }
 .muted { color: var(--muted); font-weight: normal; } .warn { color: #b45309; } .bad { color: #b91c1c; }
 .banner { background: #fef3c7; border: 1px solid #f59e0b; padding: 8px 12px; border-radius: 6px; margin: 12px 0; }
 .grid { display: flex; flex-wrap: wrap; gap: 18px; }
-figure.chart { margin: 0; padding: 10px; border: 1px solid var(--line); border-radius: 6px; background: var(--bg); max-width: 100%; overflow-x: auto; }
+figure.chart { margin: 0; padding: 10px; border: 1px solid var(--line); border-radius: 6px; background: var(--bg); flex: 1 1 560px; max-width: 100%; min-width: 0; }
 figure.chart figcaption { font-weight: 600; margin-bottom: 6px; }
+figure.chart > svg { display: block; width: 100%; max-width: 960px; height: auto; }
+figure.chart.square { flex: 0 1 480px; } figure.chart.square > svg { max-width: 480px; }
+figure.chart .legend { font-size: 12px; margin: 4px 0 0; } figure.chart .downloads { font-size: 12px; margin: 4px 0 0; color: var(--muted); }
+figure.chart .downloads button { font: inherit; padding: 1px 8px; border: 1px solid var(--line); border-radius: 4px; background: var(--soft); cursor: pointer; }
+figure.chart div[class$="-swatches"], figure.chart div[class*="-swatches "] { font-size: 12px; }
+.scroll { max-width: 100%; overflow-x: auto; }
+td.id, td.id a { white-space: nowrap; } td .ci { display: block; font-size: 11px; color: var(--muted); }
 table { border-collapse: collapse; margin: 6px 0 12px; font-variant-numeric: tabular-nums; }
 th, td { border-bottom: 1px solid var(--line); padding: 3px 8px; text-align: left; vertical-align: top; }
 th { background: var(--soft); font-weight: 600; white-space: nowrap; }
 td.num, th.num { text-align: right; white-space: nowrap; }
-table.sortable th { cursor: pointer; user-select: none; } table.sortable th[aria-sort="ascending"]::after { content: " ▲"; } table.sortable th[aria-sort="descending"]::after { content: " ▼"; }
+table.sortable th { cursor: pointer; user-select: none; } table.sortable th::after { content: " ⇅"; color: var(--muted); } table.sortable th[aria-sort="ascending"]::after { content: " ▲ ascending"; color: var(--accent); } table.sortable th[aria-sort="descending"]::after { content: " ▼ descending"; color: var(--accent); }
+@media (max-width: 900px) { body { padding: 16px 12px; } th, td { padding: 3px 5px; } input[type=search] { width: 100%; } }
 input[type=search] { font: inherit; padding: 4px 8px; width: 320px; border: 1px solid var(--line); border-radius: 4px; }
 dl.kv { display: grid; grid-template-columns: max-content 1fr; gap: 2px 12px; margin: 6px 0; } dl.kv dt { color: var(--muted); } dl.kv dd { margin: 0; }
 .panes { display: grid; grid-template-columns: repeat(3, minmax(0, 1fr)); gap: 12px; }
@@ -56,6 +64,29 @@ ${options.script ? `<script>${options.script}</script>` : ''}
 </html>
 `;
 }
+
+/**
+ * Per-figure downloads: SVG (the figure's own markup), PNG (that SVG drawn on a canvas at twice its
+ * size) and CSV (the numbers drawn, kept in the figure's data-csv attribute).
+ */
+export const FIGURE_SCRIPT = `
+const save = (name, url) => { const a = document.createElement('a'); a.href = url; a.download = name; document.body.append(a); a.click(); a.remove(); };
+for (const figure of document.querySelectorAll('figure.chart[data-file]')) {
+  const name = figure.dataset.file;
+  const svgText = () => { const svg = figure.querySelector(':scope > svg'); const copy = svg.cloneNode(true); copy.setAttribute('xmlns', 'http://www.w3.org/2000/svg'); copy.setAttribute('font-family', 'system-ui, sans-serif'); return new XMLSerializer().serializeToString(copy); };
+  figure.querySelectorAll('button[data-download]').forEach((button) => button.addEventListener('click', () => {
+    const kind = button.dataset.download;
+    if (kind === 'csv') return save(name + '.csv', URL.createObjectURL(new Blob([figure.querySelector('.downloads').dataset.csv + '\\n'], {type: 'text/csv'})));
+    const text = svgText();
+    if (kind === 'svg') return save(name + '.svg', URL.createObjectURL(new Blob([text], {type: 'image/svg+xml'})));
+    const svg = figure.querySelector(':scope > svg');
+    const box = svg.viewBox.baseVal; const width = box && box.width ? box.width : svg.clientWidth; const height = box && box.height ? box.height : svg.clientHeight;
+    const image = new Image();
+    image.onload = () => { const canvas = document.createElement('canvas'); canvas.width = width * 2; canvas.height = height * 2; const g = canvas.getContext('2d'); g.fillStyle = '#fff'; g.fillRect(0, 0, canvas.width, canvas.height); g.drawImage(image, 0, 0, canvas.width, canvas.height); canvas.toBlob((blob) => save(name + '.png', URL.createObjectURL(blob)), 'image/png'); };
+    image.src = 'data:image/svg+xml;charset=utf-8,' + encodeURIComponent(text);
+  }));
+}
+`;
 
 /**
  * Sorting (click a header; cells sort by data-sort when they have it, else by text, numbers as

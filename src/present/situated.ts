@@ -75,9 +75,11 @@ export function formatItem(item: SituatedItem): string {
 export function reportText(report: SituatedReport): string {
 	const table = renderTable(report.rows, [
 		{header: 'POLICY', value: (row) => row.policyModel, max: 22},
+		{header: 'GRADER', value: (row) => row.judgeModel, max: 18},
 		{header: 'REWARD MODEL', value: (row) => row.selector ?? '(none)', max: 26},
 		{header: 'CULTURE', value: (row) => row.culture, max: 16},
 		{header: 'ITEMS', value: (row) => row.items, align: 'right'},
+		{header: 'NORMS', value: (row) => `${row.norms}${row.small ? '*' : ''}`, align: 'right'},
 		{header: 'N', value: (row) => fixed(row.samplesPerItem, 1), align: 'right'},
 		{header: 'OUTCOME@1 [95% CI]', value: (row) => withInterval(row.outcome)},
 		{header: 'RANDOM', value: (row) => fixed(row.random?.mean), align: 'right'},
@@ -93,8 +95,10 @@ export function reportText(report: SituatedReport): string {
 		table,
 	];
 	for (const calibration of report.calibrations) {
-		lines.push(`${calibration.selector}: calibrated on its own ${calibration.n} score(s) (${calibration.from === 'validation' ? 'validation split' : 'all items'}): median ${fixed(calibration.median, 3)}, robust scale ${fixed(calibration.scale, 3)} (IQR / 1.349); r_total = σ(clip((raw − median) / scale, ±20)) + ${report.lambda}·r_NGS.`);
+		lines.push(`${calibration.selector}: calibrated on its own ${calibration.n} score(s) (${calibration.from === 'validation' ? 'validation split' : 'train split: fewer than 8 validation scores; test items are never used'}): median ${fixed(calibration.median, 3)}, robust scale ${fixed(calibration.scale, 3)} (IQR / 1.349); r_total = σ(clip((raw − median) / scale, ±20)) + ${report.lambda}·r_NGS.`);
 	}
+	for (const refusal of report.refused) lines.push(chalk.yellow(`${refusal.selector}: not calibrated (${refusal.reason}), so no training reward (r_total) is given for it.`));
+	lines.push('Intervals: 95% seed-cluster bootstrap with items clustered by norm (NORMS; * fewer than 10); n/a where none can be made.');
 	const picks = report.rows.filter((row) => row.culture === 'all' && row.pickReward);
 	for (const row of picks) lines.push(`  mean r_total of ${row.selector}'s picks for ${row.policyModel}: ${fixed(row.pickReward!.mean, 3)}${row.grounding !== null ? ` (mean r_NGS over valid answers ${fixed(row.grounding, 3)})` : ' (no grounding source: r_NGS = 0)'}`);
 	for (const gap of report.unscored) lines.push(chalk.yellow(`${gap.selector} did not score ${gap.evaluations} evaluation(s) of ${gap.policyModel}; its rows leave them out (run crisp eval again with it to score them).`));

@@ -1,7 +1,12 @@
-import type {Metric} from '../domain/session.js';
+export type {Rating} from '../domain/ratings.js';
 
-/** One human score for one session and metric. */
-export type Rating = {readonly session: string; readonly metric: Metric; readonly score: number; readonly rater: string};
+/*
+ * Agreement statistics as pure functions. Each returns null when it is not defined (too few units, no
+ * variance): never a kappa of 0 or an alpha of 1 that only rounding made.
+ */
+
+/** Below this expected disagreement (or variance) a statistic has nothing to divide by. */
+const TINY = 1e-12;
 
 const mean = (values: readonly number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
 
@@ -17,7 +22,7 @@ export function pearson(x: readonly number[], y: readonly number[]): number | nu
 		sxx += (x[i]! - mx) ** 2;
 		syy += (y[i]! - my) ** 2;
 	}
-	return sxx === 0 || syy === 0 ? null : sxy / Math.sqrt(sxx * syy);
+	return sxx < TINY || syy < TINY ? null : sxy / Math.sqrt(sxx * syy);
 }
 
 /** Average ranks, ties sharing the mean of their positions. */
@@ -49,7 +54,8 @@ export function weightedKappa(a: readonly number[], b: readonly number[], min = 
 export function weightedKappaOf(pairs: ReadonlyArray<{readonly a: number; readonly b: number; readonly weight: number}>, min = 1, max = 5): number | null {
 	const k = max - min + 1;
 	const n = pairs.reduce((sum, pair) => sum + pair.weight, 0);
-	if (n === 0) return null;
+	// One unit cannot disagree with chance: kappa is not defined below two.
+	if (n < 2) return null;
 	const observed = Array.from({length: k}, () => new Array<number>(k).fill(0));
 	const ra = new Array<number>(k).fill(0);
 	const rb = new Array<number>(k).fill(0);
@@ -69,7 +75,7 @@ export function weightedKappaOf(pairs: ReadonlyArray<{readonly a: number; readon
 			disagreeExpected += (weight * ra[x]! * rb[y]!) / n;
 		}
 	}
-	return disagreeExpected === 0 ? null : 1 - disagreeObserved / disagreeExpected;
+	return disagreeExpected < TINY ? null : 1 - disagreeObserved / disagreeExpected;
 }
 
 /**
@@ -78,19 +84,25 @@ export function weightedKappaOf(pairs: ReadonlyArray<{readonly a: number; readon
  */
 export function krippendorffInterval(units: ReadonlyArray<readonly number[]>): number | null {
 	const pairable = units.filter((values) => values.length >= 2);
-	const all = pairable.flat();
-	const n = all.length;
-	if (pairable.length < 2 || n < 4) return null;
+	let n = 0;
+	let total = 0;
+	let squares = 0;
 	let observed = 0;
 	for (const values of pairable) {
+		// Σ_{i≠j} (x_i − x_j)² = 2m·Σx² − 2(Σx)²: linear in the values, so a bootstrap can afford it.
 		let sum = 0;
-		for (let i = 0; i < values.length; i++) for (let j = 0; j < values.length; j++) if (i !== j) sum += (values[i]! - values[j]!) ** 2;
-		observed += sum / (values.length - 1);
+		let sq = 0;
+		for (const value of values) {
+			sum += value;
+			sq += value * value;
+		}
+		observed += (2 * values.length * sq - 2 * sum * sum) / (values.length - 1);
+		n += values.length;
+		total += sum;
+		squares += sq;
 	}
+	if (pairable.length < 2 || n < 4) return null;
 	observed /= n;
-	let expected = 0;
-	for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) if (i !== j) expected += (all[i]! - all[j]!) ** 2;
-	expected /= n * (n - 1);
-	return expected === 0 ? null : 1 - observed / expected;
+	const expected = (2 * n * squares - 2 * total * total) / (n * (n - 1));
+	return expected < TINY ? null : 1 - observed / expected;
 }
-

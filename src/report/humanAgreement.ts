@@ -1,12 +1,14 @@
 import {METRICS, type Metric} from '../domain/session.js';
-import {krippendorffInterval, pearson, type Rating, spearman, weightedKappaOf} from './agreement.js';
-import {type BootstrapOptions, type Estimate, type Observation, clusterMean} from './bootstrap.js';
+import type {Rating} from '../domain/ratings.js';
+import {krippendorffInterval, pearson, spearman, weightedKappaOf} from './agreement.js';
+import {type BootstrapOptions, type Estimate, type Observation, clusterMean, clusterShare, clusterStatistic, isSmall} from './bootstrap.js';
 
 /*
  * The judge against people (the paper's Table 3 and Tables 11-13). Ratings are keyed by dialogue, not
  * by session file: a re-judged copy shares its original's dialogue, so every judge that scored a
  * dialogue meets the same people. A unit is one (dialogue, metric) cell; the human consensus is the
- * mean of its ratings. Intervals resample dialogues (each brings its six metrics), in canonical order.
+ * mean of its ratings. Intervals come from the one engine: seeds are resampled (each bringing every
+ * dialogue of the seed and their metrics), shares get Wilson on the effective number of seeds.
  */
 
 /** One judge's scores of one dialogue. */
@@ -18,6 +20,8 @@ export type JudgedDialogue = {
 	readonly scores: Readonly<Partial<Record<Metric, number | null>>>;
 	readonly region: string;
 	readonly language: string;
+	/** The dialogue's seed: the cluster its units are resampled with. */
+	readonly seed: string;
 };
 
 /** A judge (or an ensemble's mean) against the human mean over some units. */
@@ -25,12 +29,16 @@ export type JudgeFigures = {
 	/** Units (dialogue x metric) compared. */
 	readonly n: number;
 	readonly dialogues: number;
-	/** |judge − human mean| ≤ 1. */
+	/** Seeds the dialogues come from: the independent units the intervals rest on. */
+	readonly seeds: number;
+	/** Fewer than 10 seeds (the one small-sample rule). */
+	readonly small: boolean;
+	/** |judge − human mean| ≤ 1, with a Wilson interval. */
 	readonly withinOne: Estimate | null;
 	/** Mean |judge − human mean|. */
 	readonly mae: Estimate | null;
 	/** Mean of judge − human mean: negative = the judge is stricter than the people. */
-	readonly bias: number | null;
+	readonly bias: Estimate | null;
 	/** The judge's score equals the human mean to the nearest point; a mean exactly halfway (2.5) counts half. */
 	readonly exact: Estimate | null;
 };
@@ -46,18 +54,19 @@ export type HumanBaseline = {
 
 export type MetricAgreement = JudgeFigures & {
 	readonly metric: Metric;
-	readonly pearson: number | null;
-	readonly spearman: number | null;
+	readonly pearson: Estimate | null;
+	readonly spearman: Estimate | null;
 	/** Quadratic-weighted Cohen's kappa, judge vs human mean on the 1-5 scale; a mean halfway between two points counts half in each. */
-	readonly kappa: number | null;
+	readonly kappa: Estimate | null;
 	/** Krippendorff's alpha, interval level of measurement, among the human raters alone (units with two or more ratings). */
-	readonly humanAlpha: number | null;
+	readonly humanAlpha: Estimate | null;
 	/** The same with the judge counted as one more rater. */
-	readonly withJudgeAlpha: number | null;
+	readonly withJudgeAlpha: Estimate | null;
 	readonly humans: HumanBaseline;
 };
 
 export type SliceAgreement = {readonly value: string; readonly judge: JudgeFigures; readonly humans: HumanBaseline};
+
 
 export type PanelRow = JudgeFigures & {readonly judge: string};
 
@@ -86,7 +95,7 @@ export type JudgeHumanReport = {
 	readonly units: ReadonlyArray<{readonly dialogue: string; readonly metric: Metric; readonly judge: number; readonly human: number}>;
 };
 
-type Unit = {readonly dialogue: string; readonly metric: Metric; readonly judge: number; readonly humans: readonly number[]; readonly region: string; readonly language: string};
+type Unit = {readonly dialogue: string; readonly metric: Metric; readonly judge: number; readonly humans: readonly number[]; readonly region: string; readonly language: string; readonly cluster: string; readonly key: string};
 
 const mean = (values: readonly number[]) => (values.length > 0 ? values.reduce((sum, value) => sum + value, 0) / values.length : null);
 const TIE = 1e-9;
@@ -98,15 +107,18 @@ function exactness(judge: number, human: number): number {
 }
 
 function figures(units: readonly Unit[], options: BootstrapOptions, seed: string): JudgeFigures {
-	const observe = (value: (unit: Unit, human: number) => number): Observation[] => units.map((unit) => ({cluster: unit.dialogue, key: unit.metric, value: value(unit, mean(unit.humans)!)}));
-	const estimate = (what: string, value: (unit: Unit, human: number) => number) => clusterMean(observe(value), {...options, seed: `${seed}:${what}`});
+	const observe = (value: (unit: Unit, human: number) => number): Observation[] => units.map((unit) => ({cluster: unit.cluster, key: unit.key, value: value(unit, mean(unit.humans)!)}));
+	const estimate = (what: string, value: (unit: Unit, human: number) => number) => clusterMean(observe(value), options, `${seed}:${what}`);
+	const seeds = new Set(units.map((unit) => unit.cluster)).size;
 	return {
 		n: units.length,
 		dialogues: new Set(units.map((unit) => unit.dialogue)).size,
-		withinOne: estimate('within', (unit, human) => (Math.abs(unit.judge - human) <= 1 + TIE ? 1 : 0)),
+		seeds,
+		small: isSmall(seeds),
+		withinOne: clusterShare(observe((unit, human) => (Math.abs(unit.judge - human) <= 1 + TIE ? 1 : 0)), options),
 		mae: estimate('mae', (unit, human) => Math.abs(unit.judge - human)),
-		bias: mean(units.map((unit) => unit.judge - mean(unit.humans)!)),
-		exact: estimate('exact', (unit, human) => exactness(unit.judge, human)),
+		bias: estimate('bias', (unit, human) => unit.judge - human),
+		exact: clusterShare(observe((unit, human) => exactness(unit.judge, human)), options),
 	};
 }
 
@@ -148,30 +160,32 @@ function unitsOf(judged: readonly JudgedDialogue[], humans: ReadonlyMap<string, 
 		for (const metric of METRICS) {
 			const score = entry.scores[metric];
 			const people = humans.get(`${entry.dialogue}|${metric}`);
-			if (typeof score === 'number' && people && people.length > 0) units.push({dialogue: entry.dialogue, metric, judge: score, humans: people, region: entry.region, language: entry.language});
+			if (typeof score === 'number' && people && people.length > 0) units.push({dialogue: entry.dialogue, metric, judge: score, humans: people, region: entry.region, language: entry.language, cluster: entry.seed, key: `${entry.dialogue}|${metric}`});
 		}
 	}
 	return units;
 }
 
-function metricRow(metric: Metric, units: readonly Unit[], options: BootstrapOptions, seed: string): MetricAgreement {
-	const mine = units.filter((unit) => unit.metric === metric);
-	const judged = mine.map((unit) => unit.judge);
-	const human = mine.map((unit) => mean(unit.humans)!);
-	// A human mean halfway between two points sits half in each cell, so no rounding rule takes sides.
-	const cells = mine.flatMap((unit, i) => {
-		const h = human[i]!;
+/** The judge's and the human means' cells for kappa: a human mean halfway between two points sits half in each. */
+function kappaCells(units: readonly Unit[]) {
+	return units.flatMap((unit) => {
+		const h = mean(unit.humans)!;
 		const low = Math.floor(h + TIE);
 		return Math.abs(h - low - 0.5) <= TIE ? [{a: unit.judge, b: low, weight: 0.5}, {a: unit.judge, b: low + 1, weight: 0.5}] : [{a: unit.judge, b: Math.min(5, Math.max(1, Math.round(h))), weight: 1}];
 	});
+}
+
+function metricRow(metric: Metric, units: readonly Unit[], options: BootstrapOptions, seed: string): MetricAgreement {
+	const mine = units.filter((unit) => unit.metric === metric);
+	const stat = (what: string, compute: (sample: readonly Unit[]) => number | null) => clusterStatistic(mine, compute, options, `${seed}:${metric}:${what}`);
 	return {
 		metric,
 		...figures(mine, options, `${seed}:${metric}`),
-		pearson: pearson(judged, human),
-		spearman: spearman(judged, human),
-		kappa: weightedKappaOf(cells),
-		humanAlpha: krippendorffInterval(mine.map((unit) => [...unit.humans])),
-		withJudgeAlpha: krippendorffInterval(mine.map((unit) => [...unit.humans, unit.judge])),
+		pearson: stat('pearson', (sample) => pearson(sample.map((u) => u.judge), sample.map((u) => mean(u.humans)!))),
+		spearman: stat('spearman', (sample) => spearman(sample.map((u) => u.judge), sample.map((u) => mean(u.humans)!))),
+		kappa: stat('kappa', (sample) => weightedKappaOf(kappaCells(sample))),
+		humanAlpha: stat('alpha', (sample) => krippendorffInterval(sample.map((unit) => [...unit.humans]))),
+		withJudgeAlpha: stat('alpha+judge', (sample) => krippendorffInterval(sample.map((unit) => [...unit.humans, unit.judge]))),
 		humans: baseline(mine),
 	};
 }
@@ -245,7 +259,8 @@ const byMae = (a: PanelRow, b: PanelRow) => (a.mae?.mean ?? Infinity) - (b.mae?.
  * judgements of the rated dialogues (originals and re-judged copies) for the panel and the ensembles.
  */
 export function judgeHumanReport(input: {readonly primary: readonly JudgedDialogue[]; readonly panel?: readonly JudgedDialogue[]; readonly ratings: readonly Rating[]; readonly dialogueOf: (session: string) => string}, options: BootstrapOptions = {}): JudgeHumanReport {
-	const seed = options.seed ?? 'agreement';
+	// A namespace of the statistics; the random seed is the one documented default unless --seed (options.seed).
+	const seed = 'agreement';
 	const humans = humanUnits(input.ratings, input.dialogueOf);
 	const units = unitsOf(input.primary, humans);
 	const panelJudged = input.panel ?? [];

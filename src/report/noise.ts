@@ -1,5 +1,6 @@
 import type {SessionSummary} from '../domain/sessionSummary.js';
-import {judgeLabel} from './setups.js';
+import {isSmall} from './bootstrap.js';
+import {type CellValues, type Selection, cellsOf, isScored} from './cells.js';
 
 /*
  * Run-to-run noise from repeated trials of the same seeds (`batch --trials K`): how much one setup's
@@ -25,8 +26,10 @@ export type Spread = {
 	readonly seedVar: number;
 	/** √seedVar. */
 	readonly seedSd: number;
-	/** Share of the variance that is between seeds: seedVar / (seedVar + withinVar); null with no variance at all. */
+	/** Share of the variance that is between seeds: seedVar / (seedVar + withinVar); null with no variance at all (never 1 by rounding). */
 	readonly icc: number | null;
+	/** Why `icc` is null, when it is. */
+	readonly iccNa: string | null;
 	/**
 	 * Smallest difference between the means of two single runs over these seeds that exceeds noise at
 	 * 95%: 1.96 · √2 · withinSd / √seeds.
@@ -35,14 +38,12 @@ export type Spread = {
 };
 
 export type NoiseRow = {
-	/** The setup key (models and endpoints per role, judge mode, max turns, best-of, prompts, mock roles). */
-	readonly setupKey: string;
-	readonly model: string;
-	readonly mode: string;
-	readonly language: string;
-	readonly judge: string;
-	/** Seeds run at least twice under this setup. */
+	/** The cell: setup label (S1, ... of the one registry), assistant, language, mode, judge. */
+	readonly cell: CellValues;
+	/** Seeds run at least twice in this cell. */
 	readonly seeds: number;
+	/** Fewer than 10 such seeds (the one small-sample rule). */
+	readonly small: boolean;
 	readonly episodes: number;
 	readonly threeH: Spread | null;
 	readonly tdq: Spread | null;
@@ -81,33 +82,33 @@ function spread(groups: ReadonlyArray<readonly number[]>): Spread | null {
 	const overall = usable.flat().reduce((sum, value) => sum + value, 0) / total;
 	const msBetween = a >= 2 ? usable.reduce((sum, values, i) => sum + values.length * (means[i]! - overall) ** 2, 0) / (a - 1) : 0;
 	const n0 = a >= 2 ? (total - sizes.reduce((sum, size) => sum + size * size, 0) / total) / (a - 1) : sizes[0]!;
-	const seedVar = a >= 2 ? Math.max(0, (msBetween - withinVar) / n0) : 0;
-	const icc = seedVar + withinVar > 0 ? seedVar / (seedVar + withinVar) : null;
-	return {withinSd, withinVar, betweenSd, seedVar, seedSd: Math.sqrt(seedVar), icc, minDifference: (1.96 * Math.SQRT2 * withinSd) / Math.sqrt(usable.length)};
+	// Sums of squares of equal values leave float dust (8e-31): below this there is no variance to share.
+	const TINY = 1e-12;
+	const clean = (value: number) => (value < TINY ? 0 : value);
+	const seedVar = a >= 2 ? clean(Math.max(0, (msBetween - withinVar) / n0)) : 0;
+	const within = clean(withinVar);
+	const icc = seedVar + within > TINY ? seedVar / (seedVar + within) : null;
+	const iccNa = icc !== null ? null : a < 2 ? 'one seed' : 'no variance at all';
+	return {withinSd: Math.sqrt(within), withinVar: within, betweenSd: clean(betweenSd), seedVar, seedSd: Math.sqrt(seedVar), icc, iccNa, minDifference: (1.96 * Math.SQRT2 * Math.sqrt(within)) / Math.sqrt(usable.length)};
 }
 
 /**
- * One row per setup (the full session setup, so judge modes, max turns, best-of widths and endpoints
- * never pool, plus interaction mode and language) that has seeds with repeats. Only completed, judged,
- * original sessions count (re-judged copies repeat a dialogue, not a run). Best-of-N episodes are their
- * own setup, so they never count as repeats of plain runs.
+ * One row per cell (the setup of the one registry, so judge modes, max turns, best-of widths, sampling
+ * and endpoints never pool; plus assistant, mode, language and judge) that has seeds with repeats.
+ * Only completed, judged, original sessions count (re-judged copies repeat a dialogue, not a run).
  */
-export function runNoise(summaries: readonly SessionSummary[]): NoiseRow[] {
-	const setups = new Map<string, Map<string, SessionSummary[]>>();
-	for (const s of summaries) {
-		if (s.status !== 'completed' || s.threeH === null || s.rejudgeOf !== null) continue;
-		const setup = JSON.stringify([s.assistantModel, s.mode, s.language, judgeLabel({...s, rejudgeRepeat: null}), s.setupKey]);
-		const seeds = setups.get(setup) ?? new Map<string, SessionSummary[]>();
-		const runs = seeds.get(s.seedId);
-		if (runs) runs.push(s);
-		else seeds.set(s.seedId, [s]);
-		setups.set(setup, seeds);
-	}
+export function runNoise(selection: Selection): NoiseRow[] {
 	const rows: NoiseRow[] = [];
-	for (const [setup, seeds] of setups) {
-		const repeated = [...seeds.values()].filter((runs) => runs.length >= 2);
+	for (const {key, sessions} of cellsOf(selection)) {
+		const seeds = new Map<string, SessionSummary[]>();
+		for (const s of sessions) {
+			if (!isScored(s) || s.rejudgeOf !== null) continue;
+			const runs = seeds.get(s.seedId);
+			if (runs) runs.push(s);
+			else seeds.set(s.seedId, [s]);
+		}
+		const repeated = [...seeds.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([, runs]) => runs).filter((runs) => runs.length >= 2);
 		if (repeated.length === 0) continue;
-		const [model, mode, language, judge, setupKey] = JSON.parse(setup) as [string, string, string, string, string];
 		const maxK = Math.max(...repeated.map((runs) => runs.length));
 		const passK = Array.from({length: maxK}, (_, index) => index + 1).map((k) => {
 			const eligible = repeated.filter((runs) => runs.length >= k);
@@ -115,17 +116,14 @@ export function runNoise(summaries: readonly SessionSummary[]): NoiseRow[] {
 			return {k, value, seeds: eligible.length};
 		});
 		rows.push({
-			setupKey,
-			model,
-			mode,
-			language,
-			judge,
+			cell: key,
 			seeds: repeated.length,
+			small: isSmall(repeated.length),
 			episodes: repeated.reduce((sum, runs) => sum + runs.length, 0),
 			threeH: spread(repeated.map((runs) => runs.map((run) => run.threeH!))),
 			tdq: spread(repeated.map((runs) => runs.flatMap((run) => (run.tdq === null ? [] : [run.tdq])))),
 			passK,
 		});
 	}
-	return rows.sort((a, b) => (a.model + a.mode + a.language + a.judge < b.model + b.mode + b.language + b.judge ? -1 : 1));
+	return rows;
 }

@@ -41,17 +41,22 @@ export const selectorScoresOf = (evaluation: SituatedEval, selector: string) => 
 /** Every selector id present in these evaluations, sorted. */
 export const selectorIds = (evals: readonly SituatedEval[]) => [...new Set(evals.flatMap((evaluation) => evaluation.selectors.map((selector) => selector.id)))].sort();
 
-export type SelectorCalibration = Calibration & {readonly selector: string; readonly from: 'validation' | 'all'};
+export type SelectorCalibration = Calibration & {readonly selector: string; readonly from: 'validation' | 'train'};
+
+/** Fewest validation scores the calibration prefers (CRISP C.2), and the fewest it is fitted on at all. */
+const CALIBRATION_MIN = 8;
+const CALIBRATION_FLOOR = 4;
 
 /**
- * The robust calibration of one reward model, fitted on its own raw scores (CRISP C.2 fits on a
- * validation set): on the validation-split items when they hold at least 8 scores, else on all.
- * Null when the model scored fewer than 4 answers (no quartiles to speak of).
+ * The robust calibration of one reward model, fitted on its own raw scores of the validation-split
+ * items (CRISP C.2). Never on test items: with fewer than 8 validation scores it uses the train split
+ * (and says so through `from`); with fewer than 4 there, it refuses with the reason.
  */
-export function selectorCalibration(evals: readonly SituatedEval[], selector: string): SelectorCalibration | null {
+export function selectorCalibration(evals: readonly SituatedEval[], selector: string): SelectorCalibration | {readonly selector: string; readonly reason: string} {
 	const scoresOf = (list: readonly SituatedEval[]) => list.flatMap((evaluation) => (selectorScoresOf(evaluation, selector) ?? []).filter((score): score is number => score !== null));
 	const validation = scoresOf(evals.filter((evaluation) => evaluation.split === 'validation'));
-	if (validation.length >= 8) return {...fitCalibration(validation), selector, from: 'validation'};
-	const all = scoresOf(evals);
-	return all.length >= 4 ? {...fitCalibration(all), selector, from: 'all'} : null;
+	if (validation.length >= CALIBRATION_MIN) return {...fitCalibration(validation), selector, from: 'validation'};
+	const train = scoresOf(evals.filter((evaluation) => evaluation.split === 'train'));
+	if (train.length >= CALIBRATION_FLOOR) return {...fitCalibration(train), selector, from: 'train'};
+	return {selector, reason: `only ${validation.length} validation and ${train.length} train score(s) (${CALIBRATION_MIN} validation or ${CALIBRATION_FLOOR} train needed); test items are never used to calibrate`};
 }

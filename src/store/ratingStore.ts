@@ -1,9 +1,9 @@
-import {existsSync} from 'node:fs';
+import {existsSync, readFileSync} from 'node:fs';
 import path from 'node:path';
+import {type Rating, RatingsError, parseRatings} from '../domain/ratings.js';
 import type {Metric} from '../domain/session.js';
-import type {Rating} from '../report/agreement.js';
-import {readRatings} from '../report/ratings.js';
 import {writeFileAtomic} from '../util/atomicWrite.js';
+import {UserError} from '../util/errors.js';
 
 /*
  * Human ratings made in the TUI, in the JSONL format `report agreement --ratings` reads
@@ -11,6 +11,17 @@ import {writeFileAtomic} from '../util/atomicWrite.js';
  * file never holds two ratings of one metric by one rater (which readRatings rejects). The file is
  * rewritten atomically; a file that does not parse is left exactly as it is and the error shown.
  */
+
+/** Reads a ratings file (JSONL, or CSV by its name), naming file and line of anything malformed. */
+export function readRatings(file: string): Rating[] {
+	if (!existsSync(file)) throw new UserError(`File not found: ${file}`);
+	try {
+		return parseRatings(readFileSync(file, 'utf8'), file);
+	} catch (error) {
+		if (error instanceof RatingsError) throw new UserError(error.message);
+		throw error;
+	}
+}
 
 export const ratingsFile = (sessionsDir: string) => path.join(sessionsDir, 'ratings.jsonl');
 

@@ -2,10 +2,11 @@ import {closeSync, existsSync, openSync, writeSync, mkdirSync, readdirSync, read
 import path from 'node:path';
 import {Low} from 'lowdb';
 import {DataFile} from 'lowdb/node';
-import {ModelRole, SESSION_VERSION, Session, violationId} from '../domain/session.js';
+import {SESSION_VERSION, Session, violationId} from '../domain/session.js';
 import {type DiskSession, type JournalPatch, type JournalStart, LinePool, applyPatch, decodeSession, diffSession, encodeSession} from './sessionCodec.js';
 import {type Lock, acquireLock} from './lock.js';
-import {SessionIndex, type SessionSetup, SessionSummary} from '../domain/sessionSummary.js';
+import {SESSION_INDEX_VERSION, SessionIndex, SessionSummary, familyScores} from '../domain/sessionSummary.js';
+import {setupOf} from '../domain/setup.js';
 import {shortHash} from '../util/hash.js';
 import {writeFileAtomic} from '../util/atomicWrite.js';
 import {UserError, zodProblems} from '../util/errors.js';
@@ -216,7 +217,7 @@ export class SessionStore {
 			const copyFile = copy === summary ? file : seen.path;
 			problems.push({file: copyFile, message: `${copyFile}: a copy of session ${summary.id} (kept: ${path.basename(kept.path)}); counted once`});
 		}
-		if (reread > 0 || Object.keys(next).length !== Object.keys(index.entries).length) writeIndex(this.indexFile(), {format: 'cultureconverse.session-index', version: 4, entries: next});
+		if (reread > 0 || Object.keys(next).length !== Object.keys(index.entries).length) writeIndex(this.indexFile(), {format: 'cultureconverse.session-index', version: SESSION_INDEX_VERSION, entries: next});
 		const sessions = [...byId.values()].sort((a, b) => b.createdAt.localeCompare(a.createdAt) || b.id.localeCompare(a.id));
 		return {sessions, problems, reread};
 	}
@@ -261,7 +262,7 @@ function readIndex(file: string): SessionIndex {
 		return SessionIndex.parse(JSON.parse(readFileSync(file, 'utf8')));
 	} catch {
 		// Missing, damaged or from another version: it is derived data, so start over.
-		return {format: 'cultureconverse.session-index', version: 4, entries: {}};
+		return {format: 'cultureconverse.session-index', version: SESSION_INDEX_VERSION, entries: {}};
 	}
 }
 
@@ -378,8 +379,8 @@ export function summarize(session: Session, file: string): SessionSummary {
 		// A person who saw the hidden state is not a blind human baseline: reported as a model of its own.
 		assistantModel: session.sawHidden && session.config.assistant === 'human' ? 'human (saw hidden)' : session.config.models.assistant,
 		turns: session.turns.length,
-		threeH: session.judge?.threeH ?? null,
-		tdq: session.judge?.tdq ?? null,
+		// From the raw scores: the judge's stored 3H and TDQ are rounded to three decimals.
+		...familyScores(session.judge),
 		clean: session.judge?.clean ?? null,
 		scores: session.judge?.scores ?? null,
 		judgeModel: session.config.models.judge,
@@ -399,23 +400,7 @@ export function summarize(session: Session, file: string): SessionSummary {
 			return id ? [id] : [];
 		}))],
 		...setupOf(session),
+		identityId: session.persona.identityId,
 	};
 }
 
-/** The session's setup and its key (see SessionSetup). */
-export function setupOf(session: Session): {setup: SessionSetup; setupKey: string} {
-	const roles = session.config.roles;
-	const setup: SessionSetup = {
-		assistant: session.config.assistant,
-		models: Object.fromEntries(ModelRole.options.map((role) => [role, `${roles[role].provider}:${roles[role].model}`])),
-		endpoints: Object.fromEntries(ModelRole.options.map((role) => [role, roles[role].baseURL])),
-		judgeMode: session.config.judgeMode,
-		maxTurns: session.config.maxTurns,
-		bestOf: session.config.bestOf ?? null,
-		promptsHash: shortHash(JSON.stringify(Object.entries(session.config.prompts).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))),
-		sawHidden: session.config.sawHidden ?? false,
-		mockRoles: ModelRole.options.filter((role) => roles[role].provider === 'mock'),
-		modelChanged: (session.config.modelChanges?.length ?? 0) > 0,
-	};
-	return {setup, setupKey: shortHash(JSON.stringify(setup))};
-}
