@@ -58,22 +58,23 @@ describe('setups are kept apart (item 4)', () => {
 			{id: 'long', ...c!, scores: 2, maxTurns: 8},
 		]);
 		const report = await json<ReportJson>(['report', ...dir]);
-		assert.equal(report.overall, null, 'no overall figure over three setups');
-		assert.deepEqual(report.columns, ['setup', 'model', 'mode']);
-		assert.deepEqual(report.rows.map((row) => [row.slice.setup, row.n]), [['S1', 1], ['S2', 1], ['S3', 1]]);
+		assert.equal(report.overall, null, 'no overall figure over two setups and two judge modes');
+		// The judge mode names the judge (a cell key of its own); max turns is a setup difference.
+		assert.deepEqual(report.columns, ['setup', 'model', 'mode', 'judge']);
+		assert.deepEqual(report.rows.map((row) => [row.slice.setup, row.slice.judge, row.n]), [['S1', 'judge-1', 1], ['S1', 'judge-1 (combined)', 1], ['S2', 'judge-1', 1]]);
 		const text = await cli(['report', ...dir]);
-		assert.match(text.stderr, /3 setups that differ in judgeMode \(combined \/ separate\), maxTurns \(5 \/ 8\)/);
-		assert.match(text.stdout, /Setups:\n( {2}S\d \(1 session\(s\)\): judgeMode \w+, maxTurns \d\n){3}/);
-		assert.match(text.stdout, /S\d \(1 session\(s\)\): judgeMode combined, maxTurns 5/);
-		const pooled = await json<ReportJson>(['report', '--pool-setups', ...dir]);
+		assert.match(text.stderr, /2 setups that differ in maxTurns \(5 \/ 8\)/);
+		assert.match(text.stderr, /Kept apart \(never averaged\): setups, judges/);
+		assert.match(text.stdout, /Setups:\n {2}S1 \(2 session\(s\)\): maxTurns 5\n {2}S2 \(1 session\(s\)\): maxTurns 8/);
+		const pooled = await json<ReportJson>(['report', '--pool-setups', '--pool', 'judge', ...dir]);
 		assert.equal(pooled.overall!.n, 3);
-		// A sub-report without a setup column refuses instead.
-		const scores = await cli(['report', 'scores', ...dir]);
-		assert.equal(scores.code, 2);
-		assert.match(scores.stderr, /report scores would pool 3 setups that differ in judgeMode .*--pool-setups/);
+		assert.match(pooled.notes.join('\n'), /Pooled over judges as asked \(--pool judge\): judge-1, judge-1 \(combined\)/);
+		// Sub-reports keep the same cells apart: one distribution per cell, never one over all three.
+		const scores = await json<{cells: Array<{cell: Record<string, string>}>}>(['report', 'scores', ...dir]);
+		assert.equal(scores.cells.length, 3);
 		const setups = await cli(['report', 'setups', ...dir]);
-		assert.match(setups.stdout, /^3 setup\(s\) among 3 session\(s\)/);
-		assert.match(setups.stdout, /judgeMode: combined/);
+		assert.match(setups.stdout, /^2 setup\(s\) among 3 chosen session\(s\)/);
+		assert.match(setups.stdout, /maxTurns: 8/);
 	});
 
 	it('keeps best-of-N episodes apart, and never counts them as repeats in report noise', async () => {
@@ -86,7 +87,7 @@ describe('setups are kept apart (item 4)', () => {
 		assert.equal(report.rows.length, 2, 'best-of-4 is its own setup');
 		const noise = await cli(['report', 'noise', ...dir]);
 		assert.equal(noise.code, 2, 'one plain run and one best-of run are not two repeats');
-		assert.match(noise.stderr, /No seed was run more than once under one setup/);
+		assert.match(noise.stderr, /No seed was run more than once in one cell/);
 		const longer = folder([
 			{id: 't1', ...a!, scores: 3, trial: 1},
 			{id: 't2', ...a!, scores: 5, trial: 2, maxTurns: 8},
@@ -101,12 +102,15 @@ describe('setups are kept apart (item 4)', () => {
 			{id: 'half', ...b!, scores: 2, mockRoles: ['judge']},
 		]);
 		const result = await cli(['report', '--json', ...dir]);
-		const report = parseJson<ReportJson>(result.stdout);
-		assert.match(report.notes.join('\n'), /1 session\(s\) ran partly on the offline mock provider \(judge\)/);
+		const report = parseJson<ReportJson & {mockNotice: string | null}>(result.stdout);
+		// One notice, worded from what ran: one of two sessions had its judge on the mock.
+		assert.equal(report.mockNotice, '1 of 2 sessions ran some roles on the offline mock provider (judge): figures that involve those roles are filler, not measurements.');
 		assert.doesNotMatch(report.notes.join('\n'), /entirely on the offline mock provider left out/);
-		assert.deepEqual(report.setups.map((s) => [s.sessions, s.mock.kind, s.mock.roles]).sort(), [[1, 'none', []], [1, 'partly', ['judge']]]);
+		// The mock judge is a judge cell of its own (its model names it), so the setup is shared.
+		assert.deepEqual(report.rows.map((row) => [row.slice.judge, row.n]), [['judge-1', 1], ['mock', 1]]);
+		assert.deepEqual(report.setups.map((s) => [s.sessions, s.mock.kind, s.mock.roles]), [[2, 'partly', ['judge']]]);
 		const text = await cli(['report', ...dir]);
-		assert.match(text.stdout, /\[partly mock: judge\]/);
+		assert.match(text.stdout, /1 of 2 sessions ran some roles on the offline mock provider \(judge\)/);
 	});
 });
 
@@ -155,7 +159,8 @@ describe('agreement with people (item 6)', () => {
 		writeFileSync(file, lines.map((line) => JSON.stringify(line)).join('\n'));
 		return file;
 	};
-	type Agreement = {overall: {judge: {mae: Estimate; withinOne: Estimate; bias: number}; humans: {withinOne: number; mae: number; pairs: number}}; metrics: Array<{metric: string; n: number; exact: Estimate | null; kappa: number | null}>; panel: Array<{judge: string; mae: Estimate; n: number}>; ensembles: Array<{judges: string[]; k: number; mae: number}>; regions: Array<{value: string}>; languages: Array<{value: string}>};
+	type AgreementCell = {overall: {judge: {mae: Estimate; withinOne: Estimate; bias: number}; humans: {withinOne: number; mae: number; pairs: number}}; metrics: Array<{metric: string; n: number; exact: Estimate | null; kappa: number | null}>; panel: Array<{judge: string; mae: Estimate; n: number}>; ensembles: Array<{judges: string[]; k: number; mae: number}>; regions: Array<{value: string}>; languages: Array<{value: string}>};
+	type Agreement = {cells: AgreementCell[]};
 
 	it('treat a tie in the human mean the same whichever side the judge is on', async () => {
 		const [a, b] = seeds(2);
@@ -164,12 +169,12 @@ describe('agreement with people (item 6)', () => {
 		const file = ratings(['low', 'low2'].flatMap((session) => [{session, metric: 'helpfulness', score: 2, rater: 'A'}, {session, metric: 'helpfulness', score: 3, rater: 'B'}]));
 		const down = await json<Agreement>(['report', 'agreement', '--ratings', file, ...lower]);
 		const up = await json<Agreement>(['report', 'agreement', '--ratings', file, ...upper]);
-		const help = (report: Agreement) => report.metrics.find((row) => row.metric === 'helpfulness')!;
+		const help = (report: Agreement) => report.cells[0]!.metrics.find((row) => row.metric === 'helpfulness')!;
 		assert.equal(help(down).exact!.mean, 0.5);
 		assert.equal(help(up).exact!.mean, help(down).exact!.mean, 'mirror images agree equally');
 		assert.equal(help(up).kappa, help(down).kappa);
-		assert.equal(down.overall.judge.mae.mean, 0.5);
-		assert.equal(down.overall.humans.mae, 1, 'the two people are one point apart');
+		assert.equal(down.cells[0]!.overall.judge.mae.mean, 0.5);
+		assert.equal(down.cells[0]!.overall.humans.mae, 1, 'the two people are one point apart');
 	});
 
 	it('leave out ratings of sessions that ended in an error flag', async () => {
@@ -179,7 +184,7 @@ describe('agreement with people (item 6)', () => {
 		const result = await cli(['report', 'agreement', '--ratings', file, '--json', ...dir]);
 		assert.equal(result.code, 0, result.stderr);
 		assert.match(result.stderr, /1 rating\(s\) of 1 session\(s\) that ended in an error flag were left out/);
-		const report = parseJson<Agreement>(result.stdout);
+		const report = parseJson<Agreement>(result.stdout).cells[0]!;
 		assert.equal(report.metrics.find((row) => row.metric === 'helpfulness')!.n, 1);
 		assert.equal(report.overall.judge.mae.mean, 0, 'the broken judgement of 1 is not compared');
 	});
@@ -215,7 +220,9 @@ describe('agreement with people (item 6)', () => {
 		// Two people per dialogue, rating the original session ids: one at the judge's score, one a point above.
 		const file = ratings(list.flatMap((_, i) => ['helpfulness', 'honesty'].flatMap((metric) => [{session: `g${i}`, metric, score: humans[i]!, rater: 'A'}, {session: `g${i}`, metric, score: Math.min(5, humans[i]! + 1), rater: 'B'}])));
 		const flags = ['--ratings', file, '--batch', 'rated', '--sessions-dir', dir];
-		const report = await json<Agreement>(['report', 'agreement', '--by', 'judge,region,language', ...flags]);
+		// English and native dialogues are two cells unless pooled on purpose (the paper's Table 3 pools them).
+		assert.equal((await json<Agreement>(['report', 'agreement', '--by', 'judge', ...flags])).cells.length, 2);
+		const report = (await json<Agreement>(['report', 'agreement', '--by', 'judge,region,language', '--pool', 'language', ...flags])).cells[0]!;
 		assert.deepEqual(report.panel.map((row) => row.judge), ['judge-1', 'judge-3', 'judge-2'], 'ranked by MAE');
 		assert.ok(report.panel.every((row) => row.n === 12), 'every judge meets the same 12 rated units');
 		assert.ok(report.ensembles.length === 4, 'three judges: three pairs and one triple');
@@ -224,7 +231,7 @@ describe('agreement with people (item 6)', () => {
 		assert.deepEqual(report.languages.map((row) => row.value), ['english', 'native']);
 		assert.ok(report.regions.length >= 1);
 		assert.equal(report.overall.humans.pairs, 12);
-		const text = await cli(['report', 'agreement', '--by', 'judge', ...flags]);
+		const text = await cli(['report', 'agreement', '--by', 'judge', '--pool', 'language', ...flags]);
 		assert.equal(text.code, 0, text.stderr);
 		assert.match(text.stdout, /Human–human \(mean pairwise\)/);
 		assert.match(text.stdout, /Judge panel/);
@@ -258,7 +265,7 @@ describe('report noise (item 8)', () => {
 			{id: 'b1', ...b!, trial: 1, scores: [5, 5, 5, 3, 3, 3]},
 			{id: 'b2', ...b!, trial: 2, scores: [5, 5, 5, 3, 3, 3]},
 		]);
-		const rows = await json<Array<{threeH: {withinVar: number; seedVar: number; betweenSd: number; icc: number}}>>(['report', 'noise', ...dir]);
+		const rows = (await json<{rows: Array<{threeH: {withinVar: number; seedVar: number; betweenSd: number; icc: number}}>}>(['report', 'noise', ...dir])).rows;
 		const spread = rows[0]!.threeH;
 		assert.ok(Math.abs(spread.withinVar - 1) < 1e-12);
 		assert.ok(Math.abs(spread.betweenSd ** 2 - 2) < 1e-12, 'the seed means vary by 2, within-seed noise included');

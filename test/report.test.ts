@@ -102,7 +102,7 @@ describe('report: tables', () => {
 		assert.equal(report.overall!.n, 3);
 		assert.equal(report.overall!.errors, 1);
 		assert.ok(Math.abs(report.overall!.threeH!.mean - 11 / 3) < 1e-9, 'the error is not a zero');
-		assert.deepEqual(report.notes, ['2 row(s) rest on fewer than 10 seeds (marked *): their intervals are unreliable.']);
+		assert.deepEqual(report.notes, ['3 row(s) rest on fewer than 10 seeds (marked *): their intervals are unreliable.'], 'the two region rows and the overall row: every marked row is counted');
 	});
 
 	it('keeps mock filler out of model results, and says when different judges are mixed', () => {
@@ -111,11 +111,15 @@ describe('report: tables', () => {
 		assert.match(mixed.notes.join('\n'), /1 session\(s\) that ran entirely on the offline mock provider left out/);
 		const allMock = buildReport([summary({id: 'm', mock: true})], []);
 		assert.equal(allMock.mock, true);
-		assert.match(allMock.notes.join('\n'), /deterministic filler, not measurements/);
+		assert.match(allMock.mockNotice ?? '', /Every role of this session ran on the offline mock provider .*deterministic filler, not measurements/);
 		const judges = buildReport([summary({id: 'a'}), summary({id: 'b', judgeModel: 'judge-2'})], ['model']);
-		assert.match(judges.notes.join('\n'), /2 setups that differ in models\.judge \(openai:judge-\d \/ openai:judge-\d\).*--by judge compares judges/);
+		// The judge is a cell key: two judges are two columns' worth of rows, never one figure, and not two setups.
+		assert.match(judges.notes.join('\n'), /Kept apart \(never averaged\): judges, each a column.*--pool judge/);
+		assert.match(judges.notes.join('\n'), /The judges scored different dialogue sets \(judge-1: 1, judge-2: 1 of 2 dialogues\)/);
 		assert.equal(judges.overall, null, 'two judges are not pooled into one figure');
-		assert.deepEqual(judges.rows.map((row) => [row.slice.setup, row.n]), [['S1', 1], ['S2', 1]]);
+		assert.deepEqual(judges.columns, ['model', 'judge']);
+		assert.deepEqual(judges.rows.map((row) => [row.slice.judge, row.n]), [['judge-1', 1], ['judge-2', 1]]);
+		assert.equal(judges.setups.length, 1, 'the judge is not a setup difference');
 		assert.deepEqual(buildReport([summary({id: 'a'}), summary({id: 'b', judgeModel: 'judge-2'})], ['judge']).rows.map((row) => row.slice), [{judge: 'judge-1'}, {judge: 'judge-2'}]);
 		// A re-judged copy repeats its original's dialogue: left out unless judges are compared.
 		const copies = [summary({id: 'a', threeH: 4}), summary({id: 'a.rj-judge-2-separate', judgeModel: 'judge-2', rejudgeOf: 'a', threeH: 2})];
@@ -156,11 +160,11 @@ describe('report: from a batch run over HTTP', () => {
 		assert.equal(onlyBatch.overall.n, 2);
 		const text = await runCli(['report', '--by', 'region', '--metrics', ...base], {env, cwd: h.cwd});
 		assert.match(text.stdout, /^4 scored episode\(s\), 0 ended in an error flag/);
-		assert.match(text.stdout, /TH\s+2\*\s+0\s+4\.00 \[4\.00, 4\.00\]/);
+		assert.match(text.stdout, /TH\s+2\*\s+2\s+0\s+4\.00 \[n\/a: every value is 4\]/, 'never a zero-width interval');
 		const markdown = await runCli(['report', '--by', 'region', '--format', 'markdown', ...base], {env, cwd: h.cwd});
-		assert.match(markdown.stdout, /^\| REGION \| N \| ERR \| 3H \| TDQ \| CLEAN \| Δ3H \|\n\| --- \| ---: /);
+		assert.match(markdown.stdout, /^\| REGION \| N \| SEEDS \| ERR \| 3H \| TDQ \| CLEAN \| Δ3H \| p\(Holm\) \|\n\| --- \| ---: /);
 		const csv = (await runCli(['report', '--by', 'region', '--format', 'csv', ...base], {env, cwd: h.cwd})).stdout.trim().split('\n');
-		assert.equal(csv[0]!.split(',').slice(0, 5).join(','), 'region,n,errors,unfinished,threeH_mean');
+		assert.equal(csv[0]!.split(',').slice(0, 11).join(','), 'region,row,n,seeds,small,errors,unfinished,threeH_mean,threeH_lo,threeH_hi,threeH_na');
 		assert.deepEqual(csv.map((line) => line.split(',')[0]), ['region', 'TH', 'VN', 'all']);
 
 		for (const [args, pattern] of [[['--by', 'regoin'], /Unknown slice 'regoin'\. Did you mean: region/], [['--format', 'xlsx'], /Unknown format 'xlsx'/], [['--batch', 'nope'], /Unknown batch 'nope'/], [['--region', 'BN'], /No saved session matches the filters/]] as const) {
@@ -173,7 +177,7 @@ describe('report: from a batch run over HTTP', () => {
 	it('measures the judge against human ratings of the same sessions', async () => {
 		const env = h.env;
 		const base = ['--sessions-dir', h.sessionsDir];
-		type Row = {metric: string; n: number; pearson: number | null; exact: {mean: number} | null; withinOne: {mean: number} | null; bias: number | null; humanAlpha: number | null};
+		type Row = {metric: string; n: number; pearson: {mean: number} | null; exact: {mean: number} | null; withinOne: {mean: number} | null; bias: {mean: number} | null; humanAlpha: {mean: number} | null};
 		const sessions = parseJson<Array<{id: string; region: string}>>((await runCli(['sessions', '--json', ...base], {env, cwd: h.cwd})).stdout);
 		assert.equal(sessions.length, 4);
 		// Two raters: A agrees with the judge (TH 2, VN 4 on helpfulness), B is one point kinder.
@@ -188,24 +192,25 @@ describe('report: from a batch run over HTTP', () => {
 		const result = await runCli(['report', 'agreement', '--ratings', file, '--json', ...base], {env, cwd: h.cwd});
 		assert.equal(result.code, 0, result.stderr);
 		assert.match(result.stderr, /ratings of 1 session\(s\) not among the judged sessions chosen were ignored \(not-a-session\)/);
-		const out = parseJson<{ratings: number; raters: number; metrics: Row[]}>(result.stdout);
+		const out = parseJson<{ratings: number; raters: number; cells: Array<{metrics: Row[]}>}>(result.stdout);
 		assert.equal(out.ratings, 8);
 		assert.equal(out.raters, 2);
-		const helpfulness = out.metrics.find((row) => row.metric === 'helpfulness')!;
+		assert.equal(out.cells.length, 1);
+		const helpfulness = out.cells[0]!.metrics.find((row) => row.metric === 'helpfulness')!;
 		assert.equal(helpfulness.n, 4);
-		assert.ok(Math.abs(helpfulness.pearson! - 1) < 1e-9, 'the judge orders sessions as people do');
+		assert.ok(Math.abs(helpfulness.pearson!.mean - 1) < 1e-9, 'the judge orders sessions as people do');
 		assert.equal(helpfulness.exact!.mean, 0.5, 'human means 2.5 and 4.5 lie halfway: each counts half, whichever way rounding would go');
 		assert.equal(helpfulness.withinOne!.mean, 1);
-		assert.equal(helpfulness.bias, -0.5, 'the judge is half a point harsher than the people');
-		assert.ok(helpfulness.humanAlpha! > 0.6, `raters agree well with each other (alpha ${helpfulness.humanAlpha})`);
-		assert.equal(out.metrics.find((row) => row.metric === 'honesty')!.n, 0, 'nobody rated honesty');
+		assert.equal(helpfulness.bias!.mean, -0.5, 'the judge is half a point harsher than the people');
+		assert.ok(helpfulness.humanAlpha!.mean > 0.6, `raters agree well with each other (alpha ${helpfulness.humanAlpha!.mean})`);
+		assert.equal(out.cells[0]!.metrics.find((row) => row.metric === 'honesty')!.n, 0, 'nobody rated honesty');
 
 		const csv = path.join(h.cwd, 'ratings.csv');
 		writeFileSync(csv, `session,metric,score,rater\n${sessions.map((session) => `${session.id},helpfulness,3,C`).join('\n')}\n`);
 		const text = await runCli(['report', 'agreement', '--ratings', csv, ...base], {env, cwd: h.cwd});
 		assert.equal(text.code, 0, text.stderr);
 		assert.match(text.stdout, /^4 rating\(s\) by 1 rater\(s\) of 4 session\(s\)/);
-		assert.match(text.stdout, /helpfulness\s+4\s/);
+		assert.match(text.stdout, /helpfulness\s+4\*\s/);
 
 		const broken: Array<[string, string, RegExp]> = [
 			['bad.jsonl', `${lines[0]}\n{"session": "x", "metric": "kindness", "score": 3, "rater": "A"}\n`, /bad\.jsonl:2: metric: Invalid option/],
@@ -258,13 +263,13 @@ describe('report noise (CLI, offline)', () => {
 		assert.match(plain.stderr, /report noise/);
 		const noise = await runCli(['report', 'noise', '--json'], {cwd, env});
 		assert.equal(noise.code, 0, noise.stderr);
-		const rows = parseJson<Array<{seeds: number; episodes: number; passK: Array<{k: number}>}>>(noise.stdout);
+		const rows = parseJson<{rows: Array<{seeds: number; episodes: number; passK: Array<{k: number}>}>}>(noise.stdout).rows;
 		assert.equal(rows[0]!.seeds, 2);
 		assert.equal(rows[0]!.episodes, 6);
 		assert.deepEqual(rows[0]!.passK.map((p) => p.k), [1, 2, 3]);
 		const dist = await runCli(['report', 'scores', '--json'], {cwd, env});
 		assert.equal(dist.code, 0, dist.stderr);
-		assert.deepEqual(parseJson<Array<{metric: string; n: number}>>(dist.stdout).map((row) => [row.metric, row.n]), METRICS.map((metric) => [metric, 6]));
+		assert.deepEqual(parseJson<{cells: Array<{metrics: Array<{metric: string; n: number}>}>}>(dist.stdout).cells[0]!.metrics.map((row) => [row.metric, row.n]), METRICS.map((metric) => [metric, 6]));
 		const gap = await runCli(['report', 'traps'], {cwd, env});
 		assert.equal(gap.code, 0, gap.stderr);
 		assert.match(gap.stdout, /STANDARD 3H\s+TRAP 3H\s+Δ 3H/);

@@ -66,6 +66,8 @@ export function weightedKappaOf(pairs: ReadonlyArray<{readonly a: number; readon
 		ra[x]! += pair.weight;
 		rb[y]! += pair.weight;
 	}
+	// A rater who used one category only leaves nothing to agree beyond chance: kappa is not defined.
+	if (ra.filter((w) => w > 0).length < 2 || rb.filter((w) => w > 0).length < 2) return null;
 	let disagreeObserved = 0;
 	let disagreeExpected = 0;
 	for (let x = 0; x < k; x++) {
