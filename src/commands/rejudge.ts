@@ -112,7 +112,7 @@ export const rejudgeCommand: Command = {
 				if (outcome.kind === 'failed') io.stderr.write(chalk.red(`failed ${outcome.id} → ${outcome.copyId}: ${outcome.why}\n`));
 			}
 			if (pairs.length > 0) {
-				write(io, `Judge agreement: ${originalJudges.join(', ')} (A) vs ${judge.model} (B), on ${pairs.length} dialogue(s)${originalJudges.length > 1 ? chalk.yellow(' (A mixes several judges)') : ''}`);
+				write(io, `Judge agreement: ${judgeSides(outcomes)}, on ${pairs.length} dialogue(s)${originalJudges.length > 1 ? chalk.yellow(' (A mixes several judges)') : ''}`);
 				write(io, agreementTable(agreement));
 			}
 			write(io, `Spent: ${formatUsage(calls)}`);
@@ -146,4 +146,23 @@ function agreementTable(rows: readonly JudgeJudgeRow[]): string {
 		{header: 'SPEARMAN', value: (row) => fixed(row.spearman), align: 'right'},
 		{header: 'KAPPA', value: (row) => fixed(row.kappa), align: 'right'},
 	]);
+}
+
+/**
+ * "mock, separate (A) vs mock, combined (B); they differ in judge mode": each side named by model, judge
+ * mode and repeat (the same words as the report's judge cells), and what differs said outright.
+ */
+function judgeSides(outcomes: readonly Outcome[]): string {
+	const judged = outcomes.flatMap((outcome) => (outcome.kind === 'judged' || outcome.kind === 'already' ? [outcome] : []));
+	const describe = (session: Session) => ({model: session.config.models.judge, mode: session.config.judgeMode, repeat: session.config.rejudgeRepeat ?? null});
+	const sideOf = (sessions: readonly Session[]) => {
+		const all = sessions.map(describe);
+		const distinct = (pick: (d: ReturnType<typeof describe>) => string) => [...new Set(all.map(pick))].join(' / ');
+		return {model: distinct((d) => d.model), mode: distinct((d) => d.mode), repeat: distinct((d) => (d.repeat ? `repeat ${d.repeat}` : ''))};
+	};
+	const a = sideOf(judged.map((outcome) => outcome.original));
+	const b = sideOf(judged.map((outcome) => outcome.copy));
+	const name = (side: typeof a) => [side.model, side.mode, side.repeat].filter(Boolean).join(', ');
+	const differs = [a.model !== b.model ? 'judge model' : '', a.mode !== b.mode ? 'judge mode' : '', a.repeat !== b.repeat ? 'repeat (the same judge asked again)' : ''].filter(Boolean);
+	return `${name(a)} (A) vs ${name(b)} (B); they differ in ${differs.join(' and ') || 'nothing recorded (the same judge and mode)'}`;
 }
