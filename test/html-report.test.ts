@@ -55,9 +55,12 @@ after(async () => {
 	await browser?.close();
 });
 
+/** Where screenshots go: the temp folder, or CC_SCREENSHOTS (outside the source tree) to look at them. */
+const shots = (name: string) => path.join(process.env['CC_SCREENSHOTS'] ?? root, name);
+
 /** Opens a file with every request but file:// blocked; returns the page, its console errors and any blocked request. */
-async function open(file: string): Promise<{page: Page; errors: string[]; network: string[]}> {
-	const context = await browser.newContext({viewport: {width: 1400, height: 1000}});
+async function open(file: string, width = 1400): Promise<{page: Page; errors: string[]; network: string[]}> {
+	const context = await browser.newContext({viewport: {width, height: 1000}, acceptDownloads: true});
 	const network: string[] = [];
 	await context.route('**/*', (route) => {
 		const url = route.request().url();
@@ -95,16 +98,16 @@ describe('report --html in Chromium', {skip}, () => {
 			figures.map((figure) => ({name: figure.getAttribute('data-chart'), empty: figure.classList.contains('empty'), marks: figure.querySelectorAll('svg g[aria-label] circle, svg g[aria-label] rect, svg g[aria-label] line, svg g[aria-label] path, svg g[aria-label] text').length})),
 		);
 		const names = charts.map((chart) => chart.name);
-		for (const expected of ['model-3h', 'model-tdq', 'model-clean', 'region-model', 'tier-model', 'scores', 'paired-native − English', 'paired-gold − eval', 'agreement-scatter']) assert.ok(names.includes(expected), `chart ${expected} is there (${names.join(', ')})`);
+		for (const expected of ['cell-3h', 'cell-tdq', 'cell-clean', 'region-cell', 'tier-cell', 'scores', 'paired-native − English', 'paired-gold − eval', 'paired-judge − reference judge', 'agreement-scatter']) assert.ok(names.includes(expected), `chart ${expected} is there (${names.join(', ')})`);
 		for (const chart of charts.filter((c) => !c.empty)) assert.ok(chart.marks > 0, `${chart.name} has marks`);
-		await page.screenshot({path: path.join(root, 'report.png'), fullPage: true});
+		await page.screenshot({path: shots('report-1400.png'), fullPage: true});
 		await page.context().close();
 	});
 
 	it('shows the numbers of report --json, which it also embeds', async () => {
 		const json = await runCli(['report', ...reportArgs, '--json'], {cwd: root, env});
 		assert.equal(json.code, 0, json.stderr);
-		const expected = parseJson<{overall: {threeH: {mean: number; lo: number; hi: number}}; rows: Array<{slice: Record<string, string>; threeH: {mean: number; lo: number; hi: number}; clean: {mean: number}}>}>(json.stdout);
+		const expected = parseJson<{overall: {threeH: {mean: number}} | null; cells: Array<{slice: Record<string, string>}>; rows: Array<{slice: Record<string, string>; threeH: {mean: number; lo: number | null; hi: number | null; na: string | null}; clean: {mean: number}}>}>(json.stdout);
 		const {page} = await open(file);
 		const embedded = JSON.parse(await page.$eval('#report-data', (el) => el.textContent ?? ''));
 		assert.deepEqual(embedded, expected);
@@ -113,28 +116,93 @@ describe('report --html in Chromium', {skip}, () => {
 			const shown = cells.find((cell) => cell.row === JSON.stringify(row.slice))!;
 			assert.equal(shown.means[0], row.threeH.mean);
 			assert.equal(shown.means[2], row.clean.mean);
-			assert.ok(shown.text!.includes(`${row.threeH.mean.toFixed(2)} [${row.threeH.lo.toFixed(2)}, ${row.threeH.hi.toFixed(2)}]`));
+			const bracket = row.threeH.lo === null ? `[n/a: ${row.threeH.na}]` : `[${row.threeH.lo.toFixed(2)}, ${row.threeH.hi!.toFixed(2)}]`;
+			assert.ok(shown.text!.includes(`${row.threeH.mean.toFixed(2)} ${bracket}`), `${shown.text} shows ${bracket}`);
 		}
-		assert.equal(cells.find((cell) => cell.row === 'overall')!.means[0], expected.overall.threeH.mean);
+		assert.equal(expected.overall, null, 'english, native and gold are cells of their own: no row pools them');
+		assert.equal(cells.find((cell) => cell.row === 'overall'), undefined);
 		await page.context().close();
 	});
 
 	it('filters and sorts the episode table, and links each episode to its viewer page', async () => {
 		const {page} = await open(file);
 		const visible = () => page.$$eval('#episodes tbody tr', (rows) => rows.filter((row) => !(row as HTMLElement).hidden).map((row) => row.getAttribute('data-id')!));
-		assert.equal((await visible()).length, 81);
+		// The 57 counted episodes: the 24 re-judged copies are judgements, not episodes (their judge cells show with --by judge).
+		assert.equal((await visible()).length, 57);
 		await page.fill('input[data-filter="episodes"]', 'native');
 		const natives = await visible();
 		assert.equal(natives.length, 24);
 		assert.ok(natives.every((id) => id.startsWith('n')));
 		assert.equal(await page.textContent('[data-count="episodes"]'), '24');
 		await page.fill('input[data-filter="episodes"]', '');
-		await page.click('#episodes thead th:nth-child(9)');
-		const order = await page.$$eval('#episodes tbody tr td:nth-child(9)', (tds) => tds.map((td) => Number(td.getAttribute('data-sort'))));
+		const column = 1 + (await page.$$eval('#episodes thead th', (ths) => ths.findIndex((th) => th.textContent!.startsWith('3H'))));
+		await page.click(`#episodes thead th:nth-child(${column})`);
+		assert.equal(await page.getAttribute(`#episodes thead th:nth-child(${column})`, 'aria-sort'), 'ascending', 'the sort direction is shown');
+		const order = await page.$$eval(`#episodes tbody tr td:nth-child(${column})`, (tds) => tds.map((td) => Number(td.getAttribute('data-sort'))));
 		assert.deepEqual(order, [...order].sort((a, b) => a - b), 'sorted by 3H ascending');
 		const href = await page.getAttribute('#episodes tbody tr[data-id="e3"] a', 'href');
 		assert.equal(href, 'report-sessions/e3.html');
 		assert.ok(existsSync(path.join(root, 'out', href!)));
+		await page.context().close();
+	});
+
+	it('draws figures fit for a paper: titled axes, legends, honest n/a points, a square agreement scatter, downloads that open', async () => {
+		const {page} = await open(file);
+		const figures = await page.$$eval('figure.chart:not(.empty)', (list) =>
+			list.map((figure) => ({
+				name: figure.getAttribute('data-chart'),
+				axisLabels: [...figure.querySelectorAll('svg [aria-label$="axis label"] text, svg [aria-label="x-axis label"], svg [aria-label="y-axis label"]')].map((el) => el.textContent).filter(Boolean).length,
+				legend: (figure.querySelector('.legend')?.textContent ?? '').length > 20,
+				buttons: figure.querySelectorAll('button[data-download]').length,
+				tick: Math.min(...[...figure.querySelectorAll('svg [aria-label$="tick label"] text')].map((el) => parseFloat(getComputedStyle(el).fontSize) * (el.getBoundingClientRect().height > 0 ? 1 : 1))),
+			})),
+		);
+		for (const figure of figures) {
+			assert.ok(figure.axisLabels >= 1, `${figure.name} has an axis title`);
+			assert.ok(figure.legend, `${figure.name} has a legend`);
+			assert.equal(figure.buttons, 3, `${figure.name} offers SVG, PNG and CSV`);
+		}
+		// The paired clean delta of gold − eval rests on all-clean gold seeds vs mixed eval: drawn as points; any n/a is a hollow point with its reason.
+		const na = await page.$$eval('figure.chart svg text', (texts) => texts.map((t) => t.textContent ?? '').filter((t) => t.startsWith('n/a:')));
+		const bars = await page.$$eval('figure.chart[data-chart^="cell-"] svg [aria-label="rule"] line', (lines) => lines.map((line) => Math.abs(Number(line.getAttribute('x2')) - Number(line.getAttribute('x1')))));
+		const width = await page.$eval('figure.chart[data-chart="cell-3h"] svg', (svg) => (svg as SVGSVGElement).viewBox.baseVal.width);
+		assert.ok(bars.every((w) => w < width * 0.9), 'no interval is drawn across the whole chart');
+		assert.ok(Array.isArray(na));
+		// The agreement scatter: square, y = x at 45 degrees on screen.
+		const square = await page.$eval('figure.chart[data-chart="agreement-scatter"] svg', (svg) => {
+			const path = svg.querySelector('[aria-label="line"] path')!.getAttribute('d')!;
+			const nums = path.match(/-?\d+(\.\d+)?/g)!.map(Number);
+			return {dx: nums[2]! - nums[0]!, dy: nums[3]! - nums[1]!, legend: svg.querySelector('g.chart-legend')?.textContent ?? ''};
+		});
+		// The diagonal spans both domains (0.7-5.3): equal lengths on screen mean a square frame at the same scale.
+		assert.ok(Math.abs(square.dx + square.dy) < 0.5, `y = x runs at 45 degrees (dx ${square.dx}, dy ${square.dy})`);
+		assert.match(square.legend, /metric.*helpfulness/, 'the legend is part of the SVG');
+		// Downloads: each opens as what it says.
+		const download = async (kind: string) => {
+			const [event] = await Promise.all([page.waitForEvent('download'), page.click(`figure.chart[data-chart="cell-3h"] button[data-download="${kind}"]`)]);
+			const saved = path.join(root, `download.${kind}`);
+			await event.saveAs(saved);
+			return {name: event.suggestedFilename(), bytes: readFileSync(saved)};
+		};
+		const svg = await download('svg');
+		assert.equal(svg.name, 'cell-3h.svg');
+		assert.match(svg.bytes.toString('utf8'), /^<svg[^>]+xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
+		const png = await download('png');
+		assert.deepEqual([...png.bytes.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a], 'a PNG file');
+		const csvFile = await download('csv');
+		const expected = parseJson<{rows: Array<{threeH: {mean: number}}>}>((await runCli(['report', ...reportArgs, '--json'], {cwd: root, env})).stdout);
+		const lines = csvFile.bytes.toString('utf8').trim().split('\n');
+		assert.equal(lines[0], 'label,series,n,seeds,mean,lo,hi,na');
+		assert.equal(lines.length - 1, expected.rows.length, 'one CSV line per cell the chart draws');
+		await page.context().close();
+	});
+
+	it('fits 800 px without horizontal scrolling', async () => {
+		const {page} = await open(file, 800);
+		const overflow = await page.evaluate(() => ({page: document.documentElement.scrollWidth - window.innerWidth, boxes: [...document.querySelectorAll('.scroll')].map((el) => el.scrollWidth - el.clientWidth)}));
+		assert.ok(overflow.page <= 0, `the page is ${overflow.page} px wider than the window`);
+		assert.deepEqual(overflow.boxes.filter((extra) => extra > 0), [], 'no table needs scrolling either');
+		await page.screenshot({path: shots('report-800.png'), fullPage: true});
 		await page.context().close();
 	});
 

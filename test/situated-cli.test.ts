@@ -125,7 +125,7 @@ describe('crisp command (offline)', () => {
 		const report = await cli('crisp', 'report');
 		assert.equal(report.code, 0, report.stderr);
 		assert.match(report.stdout, /OUTCOME@1 \[95% CI\]\s+RANDOM\s+BoN \(RM PICK\)\s+ORACLE PICK \(CEILING\)\s+GAP/);
-		assert.match(report.stdout, /\nmock\s+model:mock\s+Japan\s+\d+/);
+		assert.match(report.stdout, /\nmock\s+mock\s+model:mock\s+Japan\s+\d+/);
 		assert.match(report.stdout, /model:mock: calibrated on its own \d+ score\(s\)/);
 		const both = await cli('crisp', 'eval', '--reward-model', 'mock', '--reward-endpoint', 'http://127.0.0.1:9/score');
 		assert.equal(both.code, 2);
@@ -315,7 +315,7 @@ describe('crisp with cultures outside the ten regions (offline)', () => {
 		assert.deepEqual(rows.map((row) => row.culture), ['all', 'Germany']);
 		assert.ok(rows.every((row) => row.bestOf !== null));
 		const text = await cli('crisp', 'report');
-		assert.match(text.stdout, /\nmock\s+model:mock\s+USA\s+\d+/);
+		assert.match(text.stdout, /\nmock\s+mock\s+model:mock\s+USA\s+\d+/);
 	});
 
 	it('on the real FORK file keeps every row that states a norm, USA and India included', {skip: existsSync(REAL_FORK) ? false : `needs ${REAL_FORK}`}, async () => {

@@ -24,13 +24,14 @@ figure.chart .legend { font-size: 12px; margin: 4px 0 0; } figure.chart .downloa
 figure.chart .downloads button { font: inherit; padding: 1px 8px; border: 1px solid var(--line); border-radius: 4px; background: var(--soft); cursor: pointer; }
 figure.chart div[class$="-swatches"], figure.chart div[class*="-swatches "] { font-size: 12px; }
 .scroll { max-width: 100%; overflow-x: auto; }
-td.id, td.id a { white-space: nowrap; } td .ci { display: block; font-size: 11px; color: var(--muted); }
+td.id, td.id a { white-space: nowrap; } td .ci { display: block; font-size: 11px; color: var(--muted); white-space: normal; max-width: 11em; margin-left: auto; }
+dl.kv dd { overflow-wrap: anywhere; min-width: 0; } h1 { overflow-wrap: anywhere; }
 table { border-collapse: collapse; margin: 6px 0 12px; font-variant-numeric: tabular-nums; }
 th, td { border-bottom: 1px solid var(--line); padding: 3px 8px; text-align: left; vertical-align: top; }
 th { background: var(--soft); font-weight: 600; white-space: nowrap; }
 td.num, th.num { text-align: right; white-space: nowrap; }
 table.sortable th { cursor: pointer; user-select: none; } table.sortable th::after { content: " ⇅"; color: var(--muted); } table.sortable th[aria-sort="ascending"]::after { content: " ▲ ascending"; color: var(--accent); } table.sortable th[aria-sort="descending"]::after { content: " ▼ descending"; color: var(--accent); }
-@media (max-width: 900px) { body { padding: 16px 12px; } th, td { padding: 3px 5px; } input[type=search] { width: 100%; } }
+@media (max-width: 900px) { body { padding: 16px 12px; } table { font-size: 12.5px; } th, td { padding: 3px 4px; } input[type=search] { width: 100%; } }
 input[type=search] { font: inherit; padding: 4px 8px; width: 320px; border: 1px solid var(--line); border-radius: 4px; }
 dl.kv { display: grid; grid-template-columns: max-content 1fr; gap: 2px 12px; margin: 6px 0; } dl.kv dt { color: var(--muted); } dl.kv dd { margin: 0; }
 .panes { display: grid; grid-template-columns: repeat(3, minmax(0, 1fr)); gap: 12px; }

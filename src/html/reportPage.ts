@@ -49,7 +49,7 @@ const interval = (label: string, estimate: Estimate | null, extra: {n: number; s
 function figureCell(estimate: Estimate | null, format: (e: Estimate) => {main: string; ci: string}): string {
 	if (!estimate) return '<td class="num" data-sort="-1">–</td>';
 	const {main, ci} = format(estimate);
-	return `<td class="num" data-mean="${estimate.mean}" data-lo="${estimate.lo ?? ''}" data-hi="${estimate.hi ?? ''}" data-na="${esc(estimate.na ?? '')}" data-sort="${estimate.mean}">${esc(main)}<span class="ci">${esc(ci)}</span></td>`;
+	return `<td class="num" data-mean="${estimate.mean}" data-lo="${estimate.lo ?? ''}" data-hi="${estimate.hi ?? ''}" data-na="${esc(estimate.na ?? '')}" data-sort="${estimate.mean}">${esc(main)} <span class="ci">${esc(ci)}</span></td>`;
 }
 const meanCell = (digits = 2) => (e: Estimate) => ({main: fixed(e.mean, digits), ci: bracket(e, (v) => fixed(v, digits))});
 const shareCell = (e: Estimate) => ({main: percent(e.mean), ci: bracket(e, (v) => String(Math.round(v * 100)))});
