@@ -203,8 +203,8 @@ export function scatter(name: string, title: string, points: ReadonlyArray<{read
 		marginTop: 20,
 		marginBottom: 46,
 		style: FONT,
-		x: {domain, label: 'human mean (1-5)', labelAnchor: 'center', labelArrow: 'none', ticks: [1, 2, 3, 4, 5], grid: true},
-		y: {domain, label: 'judge score (1-5)', labelAnchor: 'center', labelArrow: 'none', ticks: [1, 2, 3, 4, 5], grid: true},
+		x: {domain, label: 'human mean (1-5)', labelAnchor: 'center', labelArrow: 'none', ticks: [1, 2, 3, 4, 5], tickFormat: 'd', grid: true},
+		y: {domain, label: 'judge score (1-5)', labelAnchor: 'center', labelArrow: 'none', ticks: [1, 2, 3, 4, 5], tickFormat: 'd', grid: true},
 		color: {domain: metrics, range: COLORS},
 		marks: [Plot.line([[domain[0], domain[0]], [domain[1], domain[1]]], {stroke: '#666', strokeDasharray: '5 4'}), Plot.dot(jittered, {x: 'x', y: 'y', fill: 'metric', r: 3, fillOpacity: 0.6})],
 	});
