@@ -10,7 +10,8 @@ import {distributionOf, trapGaps} from '../src/report/distribution.js';
 import {buildReport as build, type Slice} from '../src/report/aggregate.js';
 import {selectCells} from '../src/report/cells.js';
 import {krippendorffInterval, pearson, spearman, weightedKappa} from '../src/report/agreement.js';
-import {bootstrapMean, seededRandom} from '../src/report/bootstrap.js';
+import {bootstrapMean, holm, seededRandom} from '../src/report/bootstrap.js';
+import {fixed, signed, withInterval} from '../src/present/numbers.js';
 import {parseJson, runCli} from './helpers/cli.js';
 import {episodeHarness, type Harness} from './helpers/episodeHarness.js';
 import {promptText, scriptedModel} from './helpers/scriptedModel.js';
@@ -69,6 +70,23 @@ const summary = (patch: Partial<SessionSummary>): SessionSummary => ({
 	mock: false,
 	...setupFields({assistantModel: patch.assistantModel, judgeModel: patch.judgeModel, judgeMode: patch.judgeMode, mock: patch.mock, language: patch.language, mode: patch.mode}),
 	...patch,
+});
+
+describe('report: number formats and statistics that never lie by rounding', () => {
+	it('prints no signed zeros, n/a instead of zero-width intervals, and Holm-adjusts in step-down order', () => {
+		assert.equal(fixed(-0.001), '0.00');
+		assert.equal(signed(-0.004), '0.00');
+		assert.equal(signed(0.004), '0.00');
+		assert.equal(signed(0.006), '+0.01');
+		assert.equal(signed(-0.3), '-0.30');
+		assert.equal(withInterval(bootstrapMean([4])), '4.00 [n/a: one value]');
+		assert.deepEqual(holm([0.01, 0.04, 0.03, null]), [0.03, 0.06, 0.06, null]);
+		assert.equal(weightedKappa([3], [3]), null, 'one unit: no kappa, not 0');
+		assert.equal(weightedKappa([2, 4, 3], [3, 3, 3]), null, 'one rater in one category: no kappa, not 0');
+		const still = runNoise(selectCells([1, 2].flatMap((seed) => [1, 2].map((trial) => summary({id: `q${seed}-${trial}`, seedId: `p:${seed}`, threeH: 4, tdq: 3})))));
+		assert.equal(still[0]!.threeH!.icc, null, 'no variance at all: no ICC, not 1');
+		assert.equal(still[0]!.threeH!.iccNa, 'no variance at all');
+	});
 });
 
 describe('report: agreement statistics', () => {
