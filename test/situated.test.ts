@@ -303,6 +303,14 @@ describe('situated items: the report', () => {
 		assert.ok(Math.abs(all.invalidRate - 1 / 7) < 1e-9);
 		assert.equal(report.calibrations[0]!.n, 6, "fitted on the reward model's own six scores");
 		assert.ok(all.pickReward && all.pickReward.mean > 0 && all.pickReward.mean < 1.15);
+		// The same items give the same interval in every row: an "all" row over one culture and that culture's row agree.
+		const oneCulture = summarizeEvals(Array.from({length: 12}, (_, i) => evalOf(`j${i}`, 'Japan', [sample(0, 1 + (i % 5), 1), sample(1, 3, 1)])), {lambda: 0.15});
+		assert.deepEqual(oneCulture.rows.map((row) => row.culture), ['all', 'Japan']);
+		assert.deepEqual(oneCulture.rows[0]!.outcome, oneCulture.rows[1]!.outcome);
+		assert.equal(oneCulture.rows[0]!.norms, 12);
+		// Graders are cells: two judges' evaluations of one policy are never pooled into one row.
+		const twoGraders = summarizeEvals([evalOf('a', 'Japan', [sample(0, 2, 1)]), {...evalOf('b', 'Japan', [sample(0, 4, 1)]), judgeModel: 'other'}], {lambda: 0.15});
+		assert.deepEqual(twoGraders.rows.filter((row) => row.culture === 'all').map((row) => [row.judgeModel, row.outcome!.mean]), [['j', 2], ['other', 4]]);
 		const none = summarizeEvals([evalOf('d', 'Germany', [sample(0, 3, 1), sample(1, 4, 1)])], {lambda: 0.15});
 		assert.deepEqual(none.rows.map((row) => [row.selector, row.bestOf, row.gap]), [[null, null, null], [null, null, null]], 'no reward model, no best-of-N figure');
 	});
