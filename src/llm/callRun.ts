@@ -173,7 +173,7 @@ export class CallRun<T> {
 				if (!failure) throw error;
 				this.statuses.push(failure.status ?? null);
 				if (failure.kind === 'rate_limited' && provider.remote) context.limiter.rateLimited(ticket);
-				const detail = this.mask(failure.serverMessage ?? (error instanceof Error ? error.message : String(error)));
+				const detail = this.mask(failure.serverMessage ?? failure.detail ?? (error instanceof Error ? error.message : String(error)));
 				if (failure.kind === 'stream_refused' && stream && settings.stream !== true) {
 					// The server will not stream to this account (OpenAI, for organisations that are not
 					// verified): whole replies from now on, said once; this attempt does not count.

@@ -240,8 +240,9 @@ function send(out: Outgoing, route: Route, agent: http.Agent | false): Promise<R
 			if (streamed) resolve(new Response(Readable.toWeb(incoming) as ReadableStream<Uint8Array>, meta));
 			else wholeBody(incoming, meta, resolve, fail);
 		});
-		request.once('proxyConnect', (connect: {statusCode: number; statusText: string}) => {
-			if (connect.statusCode !== 200) refused = connect;
+		// https-proxy-agent tells the CONNECT answer (http-proxy-agent sends the same event with no status).
+		request.once('proxyConnect', (connect: {statusCode?: number; statusText?: string}) => {
+			if (typeof connect.statusCode === 'number' && connect.statusCode !== 200) refused = {statusCode: connect.statusCode, statusText: connect.statusText ?? ''};
 		});
 		const onAbort = () => request.destroy(abortError(signal!));
 		signal?.addEventListener('abort', onAbort, {once: true});

@@ -39,7 +39,7 @@ export async function startLlamaFront(upstreamBaseURL: string): Promise<LlamaFro
 		sockets.add(socket);
 		socket.on('close', () => sockets.delete(socket));
 		socket.on('error', () => undefined);
-		let buffer = Buffer.alloc(0);
+		let buffer: Buffer = Buffer.alloc(0);
 		let busy = false;
 		let closing = false;
 		const next = async (): Promise<void> => {
@@ -109,7 +109,7 @@ function takeRequest(buffer: Buffer): RawRequest | null {
 
 /** Sends one request upstream and writes its answer on `socket` as cpp-httplib frames it; true when it was an event stream. */
 function forward(upstream: URL, request: RawRequest, socket: net.Socket): Promise<boolean> {
-	const headers = {...request.headers, host: upstream.host};
+	const headers: Record<string, string> = {...request.headers, host: upstream.host};
 	delete headers['connection'];
 	return new Promise<boolean>((resolve, reject) => {
 		const outgoing = http.request({host: upstream.hostname, port: upstream.port, method: request.method, path: request.path, headers, agent: false}, (incoming) => {
