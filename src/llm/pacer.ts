@@ -113,9 +113,13 @@ export function claimStart(state: PaceState, now: number): {readonly state: Pace
 	}
 	const due = Math.max(state.nextAt, state.pausedUntil);
 	if (due > now) return {state: {...state, requests, tokens}, waitMs: due - now};
-	const gap = Math.max(spacing(requests, 1, now), spacing(tokens, tokenCost, now));
+	const gap = Math.min(Math.max(spacing(requests, 1, now), spacing(tokens, tokenCost, now)), MAX_HOLD_MS);
 	const spend = (window: PaceWindow | null, cost: number) => (window ? {...window, remaining: Math.max(0, window.remaining - cost)} : null);
-	return {state: {...state, requests: spend(requests, 1), tokens: spend(tokens, tokenCost), nextAt: now + Math.min(gap, MAX_HOLD_MS)}, waitMs: 0};
+	// The next start is placed from this one's slot, not from when its timer fired: on a loaded machine
+	// timers fire late, and counting from "now" would lose that lateness at every start (one gap may be
+	// caught up; the count of what is left still bounds every start).
+	const slot = state.nextAt > 0 ? Math.max(state.nextAt, now - gap) : now;
+	return {state: {...state, requests: spend(requests, 1), tokens: spend(tokens, tokenCost), nextAt: slot + gap}, waitMs: 0};
 }
 
 /*

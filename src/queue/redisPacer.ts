@@ -64,7 +64,10 @@ end
 local gap = math.min(math.max(spacing(rr, rt, 1), spacing(tr, tt, tpr)), MAXHOLD)
 if rr ~= nil then rr = math.max(0, rr - 1) end
 if tr ~= nil then tr = math.max(0, tr - tpr) end
-save(math.ceil(now + gap))
+local slot = now
+local previous = num(f[8]) or 0
+if previous > 0 then slot = math.max(previous, now - gap) end
+save(math.ceil(slot + gap))
 return 0
 `;
 
