@@ -4,6 +4,8 @@ import {spawn} from 'node:child_process';
 import path from 'node:path';
 import {fileURLToPath} from 'node:url';
 import {after, before, beforeEach, describe, it} from 'node:test';
+import {APIConnectionError, APIConnectionTimeoutError} from 'openai';
+import {connectionProblem, connectionText} from '../src/llm/connection.js';
 import {createGateway} from '../src/llm/gateway.js';
 import {httpFetch} from '../src/llm/httpFetch.js';
 import {ModelCallError} from '../src/llm/types.js';
@@ -110,6 +112,37 @@ describe('proxies and certificates, in this process', () => {
 		const models = await httpFetch(`${vllm.baseURL}/models`);
 		assert.equal(models.status, 200);
 		assert.deepEqual([proxy.connects, proxy.forwarded], [[], []], 'the proxy saw none of it');
+	});
+
+	it('says when an https:// base URL points at a plain http server', async () => {
+		proxyEnv({});
+		const error = await failure(call(vllm.baseURL.replace('http:', 'https:'), 3));
+		assert.equal(error.kind, 'tls');
+		assert.equal(error.call.attempts, 1);
+		assert.match(error.message, /the other end does not speak TLS \((ERR_SSL_WRONG_VERSION_NUMBER|EPROTO)\): the server probably speaks plain HTTP: use http:\/\/ in the base URL$/);
+	});
+
+	it('gives every cause its fix, retryable or not, each text ending without a full stop', () => {
+		// The shape the transport hands the SDK: "fetch failed" with the socket's error as its cause.
+		const failed = (fields: Record<string, unknown>) => new APIConnectionError({cause: Object.assign(new TypeError('fetch failed'), {cause: Object.assign(new Error('x'), fields)})});
+		const cases: Array<[unknown, string, boolean, RegExp]> = [
+			[failed({code: 'CERT_HAS_EXPIRED'}), 'tls', false, /outside its validity dates.*clock/],
+			[failed({code: 'ERR_TLS_CERT_ALTNAME_INVALID'}), 'tls', false, /for another host name.*host name the certificate names/],
+			[failed({code: 'EAI_AGAIN', hostname: 'api.openai.com'}), 'network', true, /cannot resolve the host api\.openai\.com \(EAI_AGAIN\)/],
+			[failed({code: 'ETIMEDOUT', address: '10.0.0.9', port: 443}), 'network', true, /connection to 10\.0\.0\.9:443 timed out.*proxy/],
+			[failed({code: 'EHOSTUNREACH', address: '10.0.0.9'}), 'network', true, /no route to 10\.0\.0\.9.*VPN/],
+			[failed({code: 'ECONNRESET'}), 'network', true, /closed by the server \(ECONNRESET\)/],
+			[Object.assign(new TypeError('fetch failed'), {cause: Object.assign(new Error('the proxy answered 403 Forbidden'), {code: 'ERR_PROXY_REFUSED', status: 403}), proxy: {shown: 'http://proxy:3128', variable: 'HTTPS_PROXY'}}), 'proxy', false, /the proxy http:\/\/proxy:3128 refused to connect to the server \(HTTP 403\).*NO_PROXY/],
+			[new APIConnectionTimeoutError(), 'timeout', true, /no reply within the time limit.*timeoutMs/],
+			[new APIConnectionError({message: 'the stream ended without a finish_reason (connection closed early)'}), 'network', true, /stream ended without a finish_reason/],
+		];
+		for (const [error, kind, retryable, text] of cases) {
+			const problem = connectionProblem(error)!;
+			assert.deepEqual([problem.kind, problem.retryable], [kind, retryable], problem.what);
+			assert.match(connectionText(problem), text);
+			assert.doesNotMatch(connectionText(problem), /\.$/);
+		}
+		assert.equal(connectionProblem(new Error('a bug, not a connection')), null);
 	});
 
 	it('says the proxy itself is not there when nothing listens at its address', async () => {
