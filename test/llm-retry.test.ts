@@ -120,7 +120,8 @@ describe('llm retries: transient failures', () => {
 	});
 
 	it('retries a dropped connection', async () => {
-		fake.enqueue({destroy: true});
+		// Twice: on a reused keep-alive socket the transport resends the first once by itself (httpFetch.ts).
+		fake.enqueue({destroy: true}, {destroy: true});
 		const {gw} = gateway();
 		const {call} = await gw.call(request);
 		assert.match(call.retries[0]!.reason, /^network/);

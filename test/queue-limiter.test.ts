@@ -11,7 +11,11 @@ import {setTimeout as sleep} from 'node:timers/promises';
 import {after, before, describe, it} from 'node:test';
 import {Redis} from 'ioredis';
 import {parseQueueUrl} from '../src/queue/target.js';
+import {EMPTY_PACE, claimStart, observePace} from '../src/llm/pacer.js';
+import {readRateHeaders} from '../src/llm/rateHeaders.js';
+import {limitKeys} from '../src/queue/keys.js';
 import {createRedisLimiter, readEndpointLimit, setEndpointCap} from '../src/queue/redisLimiter.js';
+import {claimRemoteStart, observeRemote} from '../src/queue/redisPacer.js';
 import {hasRedisServer, type RedisServer, startRedis} from './helpers/redisServer.js';
 
 const skip = hasRedisServer() ? false : 'redis-server is not installed (apt-get install redis-server); .ci/run installs it';
@@ -81,6 +85,57 @@ describe('the per-endpoint limit shared through Redis', {skip}, () => {
 		for (let i = 0; i < 8; i++) await a.run(async () => undefined, undefined, 'http://three/v1');
 		await sleep(50);
 		assert.equal((await readEndpointLimit(client(), 'http://three/v1'))?.limit, 9);
+		await Promise.all([a.close(), b.close()]);
+	});
+
+	it('paces by the rate headers with the same rule as pacer.ts (the Lua mirror), and spends one reading across two processes', async () => {
+		// The same readings, in TypeScript and in Redis's Lua: the waits agree (within the clock's drift between calls).
+		const rate = (record: Record<string, string>) => readRateHeaders(new Headers(record), Date.now());
+		const four = rate({'x-ratelimit-limit-requests': '10', 'x-ratelimit-remaining-requests': '4', 'x-ratelimit-reset-requests': '800ms'});
+		const spent = rate({'x-ratelimit-limit-requests': '10', 'x-ratelimit-remaining-requests': '0', 'x-ratelimit-reset-requests': '30s', 'retry-after-ms': '500'});
+		const key = limitKeys('http://mirror/v1').state;
+		const redis = client();
+		// Each side reads at its own moment: the waits may differ by no more than the time between them.
+		const observeBoth = async (state: typeof EMPTY_PACE, rateLimited: boolean, rate: ReturnType<typeof readRateHeaders>) => {
+			const from = Date.now();
+			await observeRemote(redis, key, {rateLimited, rate});
+			return {state: observePace(state, {rateLimited, rate}, from).state, slack: Date.now() - from};
+		};
+		const claimBoth = async (state: typeof EMPTY_PACE, slack: number) => {
+			const from = Date.now();
+			const lua = await claimRemoteStart(redis, key);
+			const claimed = claimStart(state, from);
+			return {state: claimed.state, pair: [claimed.waitMs, lua, slack + (Date.now() - from) + 5] as [number, number, number]};
+		};
+		let seen = await observeBoth(EMPTY_PACE, false, four);
+		let ts = seen.state;
+		const waits: Array<[number, number, number]> = [];
+		let slack = seen.slack;
+		for (let i = 0; i < 2; i++) {
+			const claimed = await claimBoth(ts, slack);
+			ts = claimed.state;
+			slack = claimed.pair[2];
+			waits.push(claimed.pair);
+		}
+		seen = await observeBoth(ts, true, spent);
+		waits.push((await claimBoth(seen.state, slack + seen.slack)).pair);
+		assert.equal(waits[0]![0], 0);
+		assert.equal(waits[0]![1], 0, 'the first start goes at once');
+		for (const [typescript, lua, slack] of waits) assert.ok(Math.abs(typescript - lua) <= slack, `TypeScript waits ${typescript} ms, Lua ${lua} ms (${slack} ms apart)`);
+		assert.ok(waits[1]![0] > 150 && waits[2]![0] > 400, JSON.stringify(waits));
+		assert.equal(await observeRemote(redis, key, {rateLimited: true, rate: rate({'retry-after': '1'})}), true, 'a 429 without quota headers narrows');
+
+		// Two processes, one reading: 2 left for the next 400 ms, so the third start of either waits for the reset.
+		const a = limiter('pa', 8);
+		const b = limiter('pb', 8);
+		const endpoint = 'http://paced/v1';
+		await setEndpointCap(client(), endpoint, 8);
+		const said = Date.now();
+		await observeRemote(client(), limitKeys(endpoint).state, {rateLimited: false, rate: readRateHeaders(new Headers({'x-ratelimit-remaining-requests': '2', 'x-ratelimit-reset-requests': '400ms'}), said)});
+		const starts: number[] = [];
+		await Promise.all([a, b, a].map((one) => one.run(async () => void starts.push(Date.now()), undefined, endpoint)));
+		starts.sort((x, y) => x - y);
+		assert.ok(starts[2]! - said >= 400, `the third start waited for the reset (${starts.map((at) => at - said).join(', ')} ms)`);
 		await Promise.all([a.close(), b.close()]);
 	});
 

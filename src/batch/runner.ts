@@ -207,7 +207,7 @@ async function runOpen(input: RunBatchInput, writer: BatchWriter, breaker: Setup
 	let executor: Executor;
 	if (input.executor) executor = await input.executor({settings, todo, onCall, onNotice: notice});
 	else if (input.workers && threads > 1) {
-		const limiterState = sharedLimiterState(input.workers.concurrency, input.workers.adaptive);
+		const limiterState = sharedLimiterState(input.workers.concurrency, input.workers.adaptive, runtime.settings.rateLimitPacing);
 		input.workers.onLimiter?.(createSharedLimiter(limiterState));
 		executor = await workerExecutor({workers: threads, parallel: input.parallel, init: {...input.workers.init, settings, limiter: limiterState}, onCall, onNotice: notice});
 	} else executor = inProcessExecutor({runtime, seedOf: input.seedOf, settings, parallel: input.parallel, signal, onCall});

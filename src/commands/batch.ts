@@ -349,6 +349,7 @@ async function queueSetup(flags: Flags, episode: BatchEpisodeConfig) {
 			offline: runtime.settings.offline,
 			cap: runtime.settings.concurrency,
 			adaptive: runtime.settings.adaptiveConcurrency,
+			pacing: runtime.settings.rateLimitPacing ?? 'headers',
 			embedder: typeof flags['embedder'] === 'string' ? flags['embedder'] : null,
 		}),
 	};

@@ -20,6 +20,14 @@ export function setupAdvice(kind: FailureKind | string, role: ModelRole, setting
 			return `${where} refused streaming for ${settings.model}: set "stream": false (or "auto") for the ${role} role, or pass --no-stream.`;
 		case 'bad_request':
 			return `${where} rejected a parameter of the ${role} role's request: compare the role's maxTokens, temperature, reasoningEffort and extraBody with the server's message.`;
+		// Connections: the failure's own text (connection.ts) names the cause and its fix; this adds how the setting is read.
+		case 'tls':
+			return `NODE_EXTRA_CA_CERTS is read once, when a process starts: set it in the environment that starts cultureconverse (docs/networks.md).`;
+		case 'proxy':
+			return `HTTPS_PROXY, HTTP_PROXY and NO_PROXY (either case) are read from the environment of the cultureconverse process (docs/networks.md).`;
+		case 'network':
+		case 'timeout':
+			return `The ${role} role could not reach ${where}: the cause and its fix are above (docs/networks.md lists each one).`;
 		default:
 			return `Check the ${role} role's settings (model ${settings.model} at ${where}).`;
 	}

@@ -1,6 +1,6 @@
 import type {CallRecord, ChatMessage, ModelRole, RoleSettings, TokenUsage} from '../domain/session.js';
 import {type CacheEntry, type ResponseCache, cacheKey} from './cache.js';
-import type {Limiter} from './limiter.js';
+import {type Limiter, headersOf} from './limiter.js';
 import {type Exchange, type Provider, type RawReply, type WireFormat, emitWords} from './provider.js';
 import {joinReasoning, reasoningStreamSplitter, splitReasoning} from './reasoning.js';
 import type {Recorder} from './recorder.js';
@@ -172,8 +172,8 @@ export class CallRun<T> {
 				const failure = classifyError(error, context.now());
 				if (!failure) throw error;
 				this.statuses.push(failure.status ?? null);
-				if (failure.kind === 'rate_limited' && provider.remote) context.limiter.rateLimited(ticket);
-				const detail = this.mask(failure.serverMessage ?? (error instanceof Error ? error.message : String(error)));
+				if (provider.remote && failure.status !== undefined) context.limiter.observe({ticket, endpoint: settings.baseURL ?? 'default', rateLimited: failure.kind === 'rate_limited', headers: headersOf(error)});
+				const detail = this.mask(failure.serverMessage ?? failure.detail ?? (error instanceof Error ? error.message : String(error)));
 				if (failure.kind === 'stream_refused' && stream && settings.stream !== true) {
 					// The server will not stream to this account (OpenAI, for organisations that are not
 					// verified): whole replies from now on, said once; this attempt does not count.
@@ -189,7 +189,10 @@ export class CallRun<T> {
 			}
 			const reply = await this.clean(raw, stream);
 			this.book(reply);
-			if (provider.remote) context.limiter.succeeded();
+			if (provider.remote) {
+				context.limiter.observe({ticket, endpoint: settings.baseURL ?? 'default', rateLimited: false, headers: raw.headers, ...(raw.usage ? {tokens: raw.usage.total} : {})});
+				context.limiter.succeeded();
+			}
 			if (!stream && request.onToken && this.format.type === 'text' && reply.text) request.onToken(reply.text);
 			if (reply.text.trim() === '') {
 				const reason = reply.refusal ? `refusal: ${reply.refusal}` : reply.reasoning ? (reply.finishReason === 'length' ? 'the token cap was spent on reasoning: no answer came' : 'empty answer after the reasoning') : 'empty reply';

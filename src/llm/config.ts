@@ -59,6 +59,7 @@ export const ConfigFile = z.strictObject({
 	apiKeyEnv: envVarName.optional().describe(`environment variable holding the API key (default ${MODEL_DEFAULTS.apiKeyEnv})`),
 	concurrency: z.number().int().min(1).max(256).optional().describe(`model calls in flight at once, across all roles (default ${MODEL_DEFAULTS.concurrency})`),
 	adaptiveConcurrency: z.boolean().optional().describe('halve the calls in flight on a 429 and win them back one by one after successes (default true)'),
+	rateLimitPacing: z.enum(['headers', 'aimd']).optional().describe('headers (default): space calls by the rate-limit headers a server sends (x-ratelimit-*, anthropic-ratelimit-*, retry-after) and narrow on a 429 only without them; aimd: narrow on every 429 (the behaviour before header pacing)'),
 	cache: z.boolean().optional().describe('content-addressed response cache in the workspace (default true)'),
 	stream: StreamMode.optional().describe('default of every role\'s "stream"'),
 	dialect: z.enum(['openai', 'azure', 'openrouter', 'compatible']).optional().describe('default of every role\'s "dialect"'),

@@ -1,4 +1,6 @@
 import OpenAI, {APIConnectionError, APIError} from 'openai';
+import {connectionProblem, connectionText} from './connection.js';
+import {httpFetch} from './httpFetch.js';
 import {OPENAI_BASE_URL, normalisingFetch} from './openaiProvider.js';
 import {maskSecrets} from './secrets.js';
 import {dialectOf} from './modelFamily.js';
@@ -37,7 +39,7 @@ export async function listModels(target: EndpointTarget): Promise<ModelList> {
 		return {ok: true, models, server: hostKind !== 'unknown' ? hostKind : kindByList(models) ?? (await probeOllama(baseURL)) ?? 'unknown', latencyMs: Date.now() - started};
 	} catch (error) {
 		const known = [target.apiKey ?? ''].filter(Boolean);
-		if (error instanceof APIConnectionError) return {ok: false, problem: 'unreachable', status: null, message: maskSecrets(causeText(error), known), server: hostKind};
+		if (error instanceof APIConnectionError) return {ok: false, problem: 'unreachable', status: null, message: maskSecrets(connectionText(connectionProblem(error)!), known), server: hostKind};
 		if (error instanceof APIError && typeof error.status === 'number') {
 			const message = maskSecrets(serverMessage(error), known);
 			if (error.status === 401 || error.status === 403) return {ok: false, problem: 'auth', status: error.status, message, server: hostKind};
@@ -122,7 +124,7 @@ export function nativeRoot(baseURL: string): string {
 
 async function getJson(url: string, timeoutMs: number): Promise<unknown> {
 	try {
-		const response = await fetch(url, {signal: AbortSignal.timeout(timeoutMs)});
+		const response = await httpFetch(url, {signal: AbortSignal.timeout(timeoutMs)});
 		return response.ok ? await response.json() : null;
 	} catch {
 		return null;
@@ -131,7 +133,7 @@ async function getJson(url: string, timeoutMs: number): Promise<unknown> {
 
 async function postJson(url: string, body: unknown, timeoutMs: number): Promise<unknown> {
 	try {
-		const response = await fetch(url, {method: 'POST', headers: {'content-type': 'application/json'}, body: JSON.stringify(body), signal: AbortSignal.timeout(timeoutMs)});
+		const response = await httpFetch(url, {method: 'POST', headers: {'content-type': 'application/json'}, body: JSON.stringify(body), signal: AbortSignal.timeout(timeoutMs)});
 		return response.ok ? await response.json() : null;
 	} catch {
 		return null;
@@ -146,9 +148,4 @@ function numberField(record: Record<string, unknown>, keys: readonly string[]): 
 function serverMessage(error: APIError): string {
 	const body = error.error as {message?: unknown} | undefined;
 	return typeof body?.message === 'string' ? body.message : error.message.replace(/^\d{3}\s+/, '');
-}
-
-function causeText(error: APIConnectionError): string {
-	const cause = (error as {cause?: {code?: string; message?: string}}).cause;
-	return cause?.code ? `${cause.code}${cause.message ? ` (${cause.message})` : ''}` : error.message;
 }

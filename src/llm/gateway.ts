@@ -5,7 +5,7 @@ import type {CallRecord, ModelRole, ProviderKind, RoleSettings} from '../domain/
 import {type ResponseCache, createFileCache} from './cache.js';
 import {type CallContext, CallRun} from './callRun.js';
 import {MODEL_DEFAULTS} from './config.js';
-import {type Limiter, createLimiter} from './limiter.js';
+import {type Limiter, type Pacing, createLimiter} from './limiter.js';
 import {createMockProvider} from './mockProvider.js';
 import {createOpenAIProvider} from './openaiProvider.js';
 import type {Provider} from './provider.js';
@@ -29,6 +29,8 @@ export type GatewayOptions = {
 	readonly concurrency?: number;
 	/** Halve the calls in flight on a 429 and win them back one by one (AIMD). @default true */
 	readonly adaptiveConcurrency?: boolean;
+	/** How rate limits are met: by the server's rate headers, or AIMD alone (limiter.ts `Pacing`). @default 'headers' */
+	readonly rateLimitPacing?: Pacing;
 	/** @default {maxAttempts: 5, baseDelayMs: 1000, maxDelayMs: 30000} */
 	readonly retry?: Partial<RetryPolicy>;
 	/** Re-asks after an invalid structured reply. @default 2 */
@@ -51,9 +53,9 @@ export type GatewayOptions = {
 
 /** Gateway options from resolved settings plus the run's environment. */
 export function gatewayOptions(settings: ModelSettings, context: {env: NodeJS.ProcessEnv; workspaceDir: string}): GatewayOptions {
-	const {roles, apiKeyEnv, cache, record, concurrency, adaptiveConcurrency, retry, validationRetries} = settings;
+	const {roles, apiKeyEnv, cache, record, concurrency, adaptiveConcurrency, rateLimitPacing, retry, validationRetries} = settings;
 	const pace = Number(context.env['CULTURECONVERSE_MOCK_PACE_MS'] ?? 0);
-	return {settings: roles, apiKeyEnv, cache, record, concurrency, adaptiveConcurrency, retry, validationRetries, env: context.env, workspaceDir: context.workspaceDir, mockTokenDelayMs: Number.isFinite(pace) && pace > 0 ? Math.min(pace, 1000) : 0};
+	return {settings: roles, apiKeyEnv, cache, record, concurrency, adaptiveConcurrency, rateLimitPacing, retry, validationRetries, env: context.env, workspaceDir: context.workspaceDir, mockTokenDelayMs: Number.isFinite(pace) && pace > 0 ? Math.min(pace, 1000) : 0};
 }
 
 /**
@@ -72,7 +74,7 @@ export function createGateway(options: GatewayOptions): ModelGateway {
 	const newId = options.newId ?? randomUUID;
 	const policy: RetryPolicy = {...MODEL_DEFAULTS.retry, ...options.retry};
 	const validationRetries = options.validationRetries ?? MODEL_DEFAULTS.validationRetries;
-	const limiter = options.limiter ?? createLimiter(options.concurrency ?? MODEL_DEFAULTS.concurrency, {adaptive: options.adaptiveConcurrency ?? true});
+	const limiter = options.limiter ?? createLimiter(options.concurrency ?? MODEL_DEFAULTS.concurrency, {adaptive: options.adaptiveConcurrency ?? true, pacing: options.rateLimitPacing ?? 'headers'});
 	const cache: ResponseCache | null = options.cache === false ? null : createFileCache(path.join(options.workspaceDir, 'cache'));
 	let recorder: Recorder | null = null;
 	const record = options.record ?? null;

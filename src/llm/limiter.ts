@@ -1,5 +1,39 @@
+import {EMPTY_PACE, type PaceObservation, type PaceState, claimStart, observePace} from './pacer.js';
+import {readRateHeaders} from './rateHeaders.js';
+
 /** A slot held by one request: its ticket says when it was sent relative to the limiter's changes. */
 export type Slot = {readonly ticket: number};
+
+/**
+ * How a limiter meets rate limits. `headers` (the default): pace by what the server says is left
+ * (x-ratelimit-*, anthropic-ratelimit-*, retry-after; pacer.ts), and narrow the width on a 429 only
+ * when it came without such headers. `aimd`: the width adaptation alone, every 429 narrowing (the
+ * behaviour before header pacing, kept for comparison: `npm run bench:batch`).
+ */
+export type Pacing = 'headers' | 'aimd';
+
+/** What one reply (or HTTP error) said about the endpoint's limits: fed to `Limiter.observe`. */
+export type LimitObservation = {
+	/** The slot's ticket of the request it answered. */
+	readonly ticket?: number;
+	readonly endpoint?: string;
+	/** True for a 429 that is a rate limit (OpenAI's `insufficient_quota` 429 is not). */
+	readonly rateLimited: boolean;
+	readonly headers?: Headers;
+	/** Tokens the call used, when the reply said. */
+	readonly tokens?: number;
+};
+
+/** An observation as the pacer reads it (headers parsed against `now`). */
+export function paceObservation(observation: LimitObservation, now: number): PaceObservation {
+	return {rateLimited: observation.rateLimited, rate: readRateHeaders(observation.headers, now), ...(observation.ticket !== undefined ? {ticket: observation.ticket} : {}), ...(observation.tokens !== undefined ? {tokens: observation.tokens} : {})};
+}
+
+/** The response headers an SDK error carries (the openai SDK's APIError has them), if any. */
+export function headersOf(error: unknown): Headers | undefined {
+	const headers = (error as {headers?: unknown} | null)?.headers;
+	return headers instanceof Headers ? headers : undefined;
+}
 
 /** A FIFO semaphore whose width adapts to rate limits; the rest wait in arrival order. */
 export type Limiter = {
@@ -14,6 +48,12 @@ export type Limiter = {
 	 * (a 429 for a request sent before the last narrowing belongs to the same overload and is ignored).
 	 */
 	rateLimited(ticket?: number): void;
+	/**
+	 * A reply or an HTTP error arrived (every one, not only 429s): with `pacing: 'headers'` its rate
+	 * headers pace the next starts to that endpoint, and a 429 narrows the width only when it carried
+	 * none; with `'aimd'` a 429 narrows (as `rateLimited`).
+	 */
+	observe(observation: LimitObservation): void;
 	/** A request succeeded: after `limit` successes (one round trip at full width) the width grows by one, up to the cap. */
 	succeeded(): void;
 	readonly active: number;
@@ -28,6 +68,8 @@ export type Limiter = {
 export type LimiterOptions = {
 	/** Additive increase / multiplicative decrease on 429s. @default true */
 	readonly adaptive?: boolean;
+	/** @default 'headers' */
+	readonly pacing?: Pacing;
 	/** Called whenever the width changes, for progress displays. */
 	readonly onLimitChange?: (limit: number, max: number) => void;
 	/**
@@ -57,6 +99,7 @@ const MIN_LEASE_MS = 5000;
 export function createLimiter(concurrency: number, options: LimiterOptions = {}): Limiter {
 	if (!Number.isInteger(concurrency) || concurrency < 1) throw new Error(`concurrency must be a positive integer (got ${concurrency})`);
 	const adaptive = options.adaptive ?? true;
+	const pacing = options.pacing ?? 'headers';
 	const now = options.now ?? Date.now;
 	const setTimer = options.setTimer ?? ((callback, ms) => setTimeout(callback, ms));
 	const clearTimer = options.clearTimer ?? ((timer) => clearTimeout(timer as NodeJS.Timeout));
@@ -69,6 +112,8 @@ export function createLimiter(concurrency: number, options: LimiterOptions = {})
 	/** Recent typical request time (exponential moving average of finished requests). */
 	let typicalMs: number | null = null;
 	const queue: Array<() => void> = [];
+	/** Pacing per endpoint: the width is one budget, but each server's own quota is its own. */
+	const paces = new Map<string, PaceState>();
 
 	const drain = () => {
 		while (active < limit && queue.length > 0) queue.shift()!();
@@ -103,9 +148,29 @@ export function createLimiter(concurrency: number, options: LimiterOptions = {})
 			queue.push(start);
 		});
 
-	return {
-		async run(task, signal) {
+	const turn = turnTaker(
+		(endpoint) => {
+			const claimed = claimStart(paces.get(endpoint) ?? EMPTY_PACE, now());
+			paces.set(endpoint, claimed.state);
+			return claimed.waitMs;
+		},
+		(ms, signal) => hold(ms, signal, setTimer, clearTimer),
+	);
+	/** Waits for the endpoint's next start by its quota (nothing to wait for before it sent rate headers). */
+	const paced = async (endpoint: string, signal?: AbortSignal) => {
+		if (pacing === 'headers' && paces.has(endpoint)) await turn(endpoint, signal);
+	};
+
+	const limiter: Limiter = {
+		async run(task, signal, endpoint = 'default') {
 			await acquire(signal);
+			try {
+				await paced(endpoint, signal);
+			} catch (error) {
+				active--;
+				drain();
+				throw error;
+			}
 			const slot = {ticket: ++issued};
 			const started = now();
 			let held = true;
@@ -133,6 +198,16 @@ export function createLimiter(concurrency: number, options: LimiterOptions = {})
 				else overdue--;
 			}
 		},
+		observe(observation) {
+			if (pacing === 'aimd') {
+				if (observation.rateLimited) limiter.rateLimited(observation.ticket);
+				return;
+			}
+			const endpoint = observation.endpoint ?? 'default';
+			const {state, narrow} = observePace(paces.get(endpoint) ?? EMPTY_PACE, paceObservation(observation, now()), now());
+			paces.set(endpoint, state);
+			if (narrow) limiter.rateLimited(observation.ticket);
+		},
 		rateLimited(ticket) {
 			if (!adaptive) return;
 			if (ticket !== undefined && ticket <= narrowedAt) return;
@@ -157,6 +232,41 @@ export function createLimiter(concurrency: number, options: LimiterOptions = {})
 		},
 		max: concurrency,
 	};
+	return limiter;
+}
+
+/**
+ * Turns at a pacer, one waiter at a time per endpoint: the head asks (`claim` gives how long to wait,
+ * 0 to go), sleeps and asks again; the rest queue behind it. A start is granted only when it goes, so
+ * the server's next reading is never spent ahead of time.
+ */
+export function turnTaker(claim: (endpoint: string) => number | Promise<number>, sleep: (ms: number, signal?: AbortSignal) => Promise<void>): (endpoint: string, signal?: AbortSignal) => Promise<void> {
+	const gates = new Map<string, Promise<void>>();
+	return (endpoint, signal) => {
+		const turn = (gates.get(endpoint) ?? Promise.resolve()).then(async () => {
+			for (let wait = await claim(endpoint); wait > 0; wait = await claim(endpoint)) await sleep(wait, signal);
+		});
+		gates.set(endpoint, turn.catch(() => undefined));
+		return turn;
+	};
+}
+
+/** Resolves after `ms` (at once when it is not positive); rejects when `signal` aborts first. */
+export function hold(ms: number, signal: AbortSignal | undefined, setTimer: (callback: () => void, ms: number) => {unref?: () => void} = (callback, wait) => setTimeout(callback, wait), clearTimer: (timer: unknown) => void = (timer) => clearTimeout(timer as NodeJS.Timeout)): Promise<void> {
+	if (signal?.aborted) return Promise.reject(abortReason(signal));
+	if (ms <= 0) return Promise.resolve();
+	return new Promise<void>((resolve, reject) => {
+		const onAbort = () => {
+			clearTimer(timer);
+			reject(abortReason(signal!));
+		};
+		const timer = setTimer(() => {
+			signal?.removeEventListener('abort', onAbort);
+			resolve();
+		}, ms);
+		timer.unref?.();
+		signal?.addEventListener('abort', onAbort, {once: true});
+	});
 }
 
 function abortReason(signal: AbortSignal): Error {

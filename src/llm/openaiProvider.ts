@@ -54,7 +54,7 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): Provider {
 			try {
 				const body = chatBody(exchange);
 				if (exchange.stream && exchange.format.type === 'text') return await streamed(client, body, requestOptions, exchange, deadline);
-				const completion = await client.chat.completions.create({...body, stream: false}, requestOptions);
+				const {data: completion, response} = await client.chat.completions.create({...body, stream: false}, requestOptions).withResponse();
 				// A proxy may answer 200 with something that is not a completion: treat it as an empty reply.
 				const choices = completion.choices ?? [];
 				const first = choices[0];
@@ -67,6 +67,7 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): Provider {
 					usage: usageOf(completion.usage),
 					streamed: false,
 					...(message?.refusal ? {refusal: message.refusal} : {}),
+					headers: response.headers,
 				};
 			} catch (error) {
 				if (deadline.expired) throw new APIConnectionTimeoutError({message: deadline.message()});
@@ -132,7 +133,7 @@ class Deadline {
 }
 
 async function streamed(client: OpenAI, body: ChatCompletionCreateParamsBase, requestOptions: {signal: AbortSignal; headers: Record<string, string>}, exchange: Exchange, deadline: Deadline): Promise<RawReply> {
-	const stream = await client.chat.completions.create({...body, stream: true, stream_options: {include_usage: true}}, requestOptions);
+	const {data: stream, response} = await client.chat.completions.create({...body, stream: true, stream_options: {include_usage: true}}, requestOptions).withResponse();
 	let text = '';
 	let reasoning = '';
 	let finishReason: FinishReason = 'other';
@@ -159,7 +160,7 @@ async function streamed(client: OpenAI, body: ChatCompletionCreateParamsBase, re
 	// dropped connection can end it without a finish_reason: neither is a complete reply.
 	if (requestOptions.signal.aborted) throw new APIUserAbortError();
 	if (!finished) throw new APIConnectionError({message: 'the stream ended without a finish_reason (connection closed early)'});
-	return {text, reasoning: reasoning.trim() === '' ? null : reasoning, finishReason, usage, streamed: true};
+	return {text, reasoning: reasoning.trim() === '' ? null : reasoning, finishReason, usage, streamed: true, headers: response.headers};
 }
 
 /** Keys of the request body that `extraBody` may not replace: they are how this tool reads the reply. */

@@ -39,7 +39,7 @@ export async function checkSetup(settings: Pick<ModelSettings, 'roles' | 'apiKey
 			const where = group.baseURL ?? 'https://api.openai.com/v1';
 			const who = `${group.roles.join(', ')} role${group.roles.length > 1 ? 's' : ''}`;
 			if (!list.ok) {
-				if (list.problem === 'unreachable') problems.push(`Cannot reach ${where} (${who}): ${list.message}. Is the server running, and is the base URL right (--base-url, OPENAI_BASE_URL or "baseURL" in the config)?`);
+				if (list.problem === 'unreachable') problems.push(`Cannot reach ${where} (${who}): ${list.message}.`);
 				else if (list.problem === 'auth') problems.push(`${where} refused the API key (${who}): HTTP ${list.status}: ${list.message}. Set a valid key in the environment variable ${group.apiKeyEnv}${env[group.apiKeyEnv] ? '' : ' (it is not set)'}.`);
 				else if (list.problem === 'error') warnings.push(`${where} did not list its models (${list.status ? `HTTP ${list.status}: ` : ''}${list.message}); model names of the ${who} are not checked.`);
 				return;

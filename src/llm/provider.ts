@@ -46,6 +46,8 @@ export type RawReply = {
 	readonly model?: string;
 	/** A refusal message (OpenAI structured outputs), kept for the error text. */
 	readonly refusal?: string;
+	/** The response headers (the limiter paces by their rate-limit figures). */
+	readonly headers?: Headers;
 };
 
 /** A model backend. Providers make exactly one attempt; retries, parsing and records live in the gateway. */

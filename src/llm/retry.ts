@@ -1,4 +1,5 @@
-import {APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError} from 'openai';
+import {APIError, APIUserAbortError} from 'openai';
+import {connectionProblem, connectionText} from './connection.js';
 import {ProviderFailure} from './provider.js';
 import type {FailureKind} from './types.js';
 import type {RetryPolicy} from './settings.js';
@@ -15,13 +16,12 @@ export type Classified = {
 	readonly status?: number;
 	/** The server's own message (from the error body), when it sent one. */
 	readonly serverMessage?: string;
+	/** What went wrong and what to change, when no server said anything (a connection failure; no final full stop). */
+	readonly detail?: string;
 };
 
 /** What an error body says, in OpenAI's shape (`{"error": {message, type, code, param}}`; see normaliseErrorBody). */
 export type ErrorBody = {readonly message?: string; readonly type?: string | null; readonly code?: string | number | null; readonly param?: string | null};
-
-/** Socket-level failures worth another attempt (the connection, not the request, went wrong). */
-const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EAI_AGAIN', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED']);
 
 /**
  * Maps an error thrown by one attempt to a failure kind. Returns null for errors that are not about
@@ -30,17 +30,15 @@ const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT
 export function classifyError(error: unknown, now: number): Classified | null {
 	if (error instanceof ProviderFailure) return {kind: error.kind, retryable: false, reason: error.kind, retryAfterMs: null};
 	if (error instanceof APIUserAbortError || isAbortError(error)) return {kind: 'aborted', retryable: false, reason: 'aborted', retryAfterMs: null};
-	if (error instanceof APIConnectionTimeoutError) return {kind: 'timeout', retryable: true, reason: 'timeout', retryAfterMs: null};
-	if (error instanceof APIConnectionError) return {kind: 'network', retryable: true, reason: `network: ${causeCode(error) ?? error.message}`, retryAfterMs: null};
+	// The connection failed (refused, DNS, TLS, a proxy, a timeout): connection.ts says which, and
+	// whether trying again can help (a certificate that is not trusted never becomes trusted).
+	const connection = connectionProblem(error);
+	if (connection) return {kind: connection.kind, retryable: connection.retryable, reason: connection.reason, retryAfterMs: null, detail: connectionText(connection)};
 	if (error instanceof APIError && typeof error.status === 'number') {
 		const body = (error.error ?? {}) as ErrorBody;
 		const serverMessage = typeof body.message === 'string' ? body.message : error.message.replace(/^\d{3}\s+/, '');
 		return {...classifyStatus(error.status, error.headers, now, body, serverMessage), status: error.status, serverMessage};
 	}
-	const code = causeCode(error);
-	if (code !== undefined && NETWORK_CODES.has(code)) return {kind: 'network', retryable: true, reason: `network: ${code}`, retryAfterMs: null};
-	// undici reports a connection dropped mid-body (e.g. during a stream) as TypeError('terminated').
-	if (error instanceof TypeError && error.message === 'terminated') return {kind: 'network', retryable: true, reason: 'network: connection closed', retryAfterMs: null};
 	return null;
 }
 
@@ -106,13 +104,4 @@ export function retryDelay(options: {attempt: number; policy: RetryPolicy; retry
 
 function isAbortError(error: unknown): boolean {
 	return error instanceof Error && error.name === 'AbortError';
-}
-
-function causeCode(error: unknown): string | undefined {
-	for (let current: unknown = error, depth = 0; current && depth < 4; depth++) {
-		const code = (current as {code?: unknown}).code;
-		if (typeof code === 'string') return code;
-		current = (current as {cause?: unknown}).cause;
-	}
-	return undefined;
 }

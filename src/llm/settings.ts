@@ -38,6 +38,8 @@ export type ModelSettings = {
 	readonly apiKeyEnv: Readonly<Record<ModelRole, string>>;
 	readonly concurrency: number;
 	readonly adaptiveConcurrency: boolean;
+	/** How rate limits are met (llm/limiter.ts `Pacing`); absent means 'headers'. */
+	readonly rateLimitPacing?: 'headers' | 'aimd';
 	readonly cache: boolean;
 	readonly retry: RetryPolicy;
 	readonly validationRetries: number;
@@ -123,6 +125,7 @@ export function resolveRoleSettings(options: {flags: Flags; env: NodeJS.ProcessE
 		apiKeyEnv,
 		concurrency: concurrencyOf(flags, config),
 		adaptiveConcurrency: config.adaptiveConcurrency ?? true,
+		rateLimitPacing: config.rateLimitPacing ?? 'headers',
 		cache: flags['cache'] === false ? false : (config.cache ?? MODEL_DEFAULTS.cache),
 		retry: {
 			maxAttempts: retry.maxAttempts ?? MODEL_DEFAULTS.retry.maxAttempts,

@@ -1,11 +1,15 @@
-import type {Limiter, Slot} from './limiter.js';
+import {type Limiter, type Pacing, type Slot, hold, paceObservation, turnTaker} from './limiter.js';
+import {EMPTY_PACE, PACE_FIELDS, type PaceState, claimStart, observePace, readPace, writePace} from './pacer.js';
 
 /*
  * The model-call limiter of a batch that runs on several threads: one budget of calls in flight
  * across all of them, kept in a SharedArrayBuffer and changed with Atomics, so the endpoint sees one
  * bounded stream however many workers there are. The same rules as the in-process limiter
  * (limiter.ts): a 429 narrows the width by 15% at most once per window, each round trip at full width
- * wins one back, and a request that outlives its lease gives its slot back.
+ * wins one back, and a request that outlives its lease gives its slot back. With `pacing: 'headers'`
+ * the pacing by the server's rate headers (pacer.ts) is shared too: its state per endpoint lives in
+ * the same buffer (a table of ENDPOINTS slots keyed by a hash of the endpoint), changed under a spin
+ * lock held only while the pure functions run (microseconds).
  */
 
 const ACTIVE = 0;
@@ -16,7 +20,14 @@ const NARROWED_AT = 4;
 const STREAK = 5;
 const OVERDUE = 6;
 const ADAPTIVE = 7;
-const SIZE = 8;
+const LOCK = 8;
+const PACING = 9;
+/** Endpoints with a pacing state of their own; more share slots (pacing then errs slow, never fast). */
+const ENDPOINTS = 8;
+const KEYS = 10;
+const SIZE = KEYS + ENDPOINTS;
+/** Byte offset of the pacing states (Float64, so 8-aligned). */
+const PACE_OFFSET = Math.ceil((SIZE * Int32Array.BYTES_PER_ELEMENT) / 8) * 8;
 
 /** Atomics.waitAsync is in Node 16 and later; TypeScript's ES2022 library does not declare it yet. */
 const waitAsync = (Atomics as unknown as {waitAsync: (array: Int32Array, index: number, value: number, timeout: number) => {async: boolean; value: Promise<string> | string}}).waitAsync;
@@ -25,19 +36,30 @@ const DECREASE = 0.85;
 const MIN_LEASE_MS = 5000;
 
 /** The shared state of a limiter, to pass to worker threads. */
-export function sharedLimiterState(concurrency: number, adaptive = true): SharedArrayBuffer {
+export function sharedLimiterState(concurrency: number, adaptive = true, pacing: Pacing = 'headers'): SharedArrayBuffer {
 	if (!Number.isInteger(concurrency) || concurrency < 1) throw new Error(`concurrency must be a positive integer (got ${concurrency})`);
-	const buffer = new SharedArrayBuffer(SIZE * Int32Array.BYTES_PER_ELEMENT);
-	const state = new Int32Array(buffer);
+	const buffer = new SharedArrayBuffer(PACE_OFFSET + ENDPOINTS * PACE_FIELDS * Float64Array.BYTES_PER_ELEMENT);
+	const state = new Int32Array(buffer, 0, SIZE);
 	state[LIMIT] = concurrency;
 	state[MAX] = concurrency;
 	state[ADAPTIVE] = adaptive ? 1 : 0;
+	state[PACING] = pacing === 'headers' ? 1 : 0;
+	const paces = new Float64Array(buffer, PACE_OFFSET);
+	for (let slot = 0; slot < ENDPOINTS; slot++) writePace(EMPTY_PACE, paces, slot * PACE_FIELDS);
 	return buffer;
+}
+
+/** FNV-1a of the endpoint, never 0 (0 marks a free slot). */
+function endpointKey(endpoint: string): number {
+	let hash = 0x811c9dc5;
+	for (let i = 0; i < endpoint.length; i++) hash = Math.imul(hash ^ endpoint.charCodeAt(i), 0x01000193);
+	return hash | 1;
 }
 
 /** A limiter over shared state: one per thread, all of them one budget. */
 export function createSharedLimiter(buffer: SharedArrayBuffer, options: {leaseMs?: number; now?: () => number} = {}): Limiter {
-	const state = new Int32Array(buffer);
+	const state = new Int32Array(buffer, 0, SIZE);
+	const paces = new Float64Array(buffer, PACE_OFFSET);
 	const now = options.now ?? Date.now;
 	let typicalMs: number | null = null;
 	const leaseMs = () => options.leaseMs ?? Math.max(MIN_LEASE_MS, 4 * (typicalMs ?? MIN_LEASE_MS));
@@ -62,6 +84,38 @@ export function createSharedLimiter(buffer: SharedArrayBuffer, options: {leaseMs
 		}
 	};
 
+	/** Runs `change` on an endpoint's pacing state under the lock. */
+	const withPace = <T>(endpoint: string, change: (pace: PaceState) => {state: PaceState; result: T}): T => {
+		while (Atomics.compareExchange(state, LOCK, 0, 1) !== 0);
+		try {
+			const key = endpointKey(endpoint);
+			let slot = -1;
+			for (let i = 0; i < ENDPOINTS && slot === -1; i++) if (state[KEYS + i] === key) slot = i;
+			for (let i = 0; i < ENDPOINTS && slot === -1; i++) {
+				if (state[KEYS + i] !== 0) continue;
+				state[KEYS + i] = key;
+				slot = i;
+			}
+			if (slot === -1) slot = (key >>> 0) % ENDPOINTS;
+			const {state: next, result} = change(readPace(paces, slot * PACE_FIELDS));
+			writePace(next, paces, slot * PACE_FIELDS);
+			return result;
+		} finally {
+			Atomics.store(state, LOCK, 0);
+		}
+	};
+	const turn = turnTaker(
+		(endpoint) =>
+			withPace(endpoint, (pace) => {
+				const claimed = claimStart(pace, now());
+				return {state: claimed.state, result: claimed.waitMs};
+			}),
+		hold,
+	);
+	const paced = async (endpoint: string, signal?: AbortSignal) => {
+		if (Atomics.load(state, PACING) === 1) await turn(endpoint, signal);
+	};
+
 	const acquire = async (signal?: AbortSignal) => {
 		for (;;) {
 			if (signal?.aborted) throw abortReason(signal);
@@ -74,9 +128,15 @@ export function createSharedLimiter(buffer: SharedArrayBuffer, options: {leaseMs
 		}
 	};
 
-	return {
-		async run<T>(task: (slot: Slot) => Promise<T>, signal?: AbortSignal): Promise<T> {
+	const limiter: Limiter = {
+		async run<T>(task: (slot: Slot) => Promise<T>, signal?: AbortSignal, endpoint = 'default'): Promise<T> {
 			await acquire(signal);
+			try {
+				await paced(endpoint, signal);
+			} catch (error) {
+				giveBack();
+				throw error;
+			}
 			const slot = {ticket: Atomics.add(state, ISSUED, 1) + 1};
 			const started = now();
 			let held = true;
@@ -99,6 +159,17 @@ export function createSharedLimiter(buffer: SharedArrayBuffer, options: {leaseMs
 					giveBack();
 				} else Atomics.sub(state, OVERDUE, 1);
 			}
+		},
+		observe(observation) {
+			if (Atomics.load(state, PACING) === 0) {
+				if (observation.rateLimited) limiter.rateLimited(observation.ticket);
+				return;
+			}
+			const narrow = withPace(observation.endpoint ?? 'default', (pace) => {
+				const seen = observePace(pace, paceObservation(observation, now()), now());
+				return {state: seen.state, result: seen.narrow};
+			});
+			if (narrow) limiter.rateLimited(observation.ticket);
 		},
 		rateLimited(ticket?: number) {
 			if (Atomics.load(state, ADAPTIVE) === 0) return;
@@ -131,6 +202,7 @@ export function createSharedLimiter(buffer: SharedArrayBuffer, options: {leaseMs
 			return Atomics.load(state, MAX);
 		},
 	};
+	return limiter;
 }
 
 function abortReason(signal: AbortSignal): Error {

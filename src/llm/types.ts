@@ -79,6 +79,10 @@ export type FailureKind =
 	| 'server'
 	| 'network'
 	| 'timeout'
+	/** The server's TLS certificate was not accepted (never retried; NODE_EXTRA_CA_CERTS is the usual fix). */
+	| 'tls'
+	/** A proxy refused the request (407 credentials, 403 policy) or its variable is unreadable. */
+	| 'proxy'
 	| 'auth'
 	| 'quota'
 	| 'not_found'
@@ -96,7 +100,7 @@ export type FailureKind =
  * the server rejects, a prompt over its context window). A batch stops after K items in a row fail
  * the same way with one of these.
  */
-export const SETUP_FAILURES: ReadonlySet<FailureKind> = new Set(['auth', 'quota', 'not_found', 'context_length', 'stream_refused', 'bad_request']);
+export const SETUP_FAILURES: ReadonlySet<FailureKind> = new Set(['auth', 'quota', 'not_found', 'context_length', 'stream_refused', 'bad_request', 'tls', 'proxy']);
 
 /** A call that failed for good (retries and validation budget spent); carries its record. */
 export class ModelCallError extends Error {

@@ -1,6 +1,7 @@
 import type {Redis} from 'ioredis';
-import type {Limiter, Slot} from '../llm/limiter.js';
+import {type Limiter, type Pacing, type Slot, hold, paceObservation, turnTaker} from '../llm/limiter.js';
 import {limitKeys} from './keys.js';
+import {claimRemoteStart, observeRemote} from './redisPacer.js';
 
 /*
  * The model-call limiter of a distributed batch: one budget of calls in flight per endpoint across
@@ -14,6 +15,9 @@ import {limitKeys} from './keys.js';
  * scripts (atomic on the server, with the server's clock), the counted semaphore of the Redis
  * documentation's "distributed locks" pattern with leases instead of locks. A waiter retries when a
  * slot is given back (a message on the endpoint's channel) or after 250 ms.
+ *
+ * With `pacing: 'headers'` (the default) starts are also spaced by the server's rate headers, shared
+ * by every worker (redisPacer.ts), and a 429 narrows the width only when it came without them.
  */
 
 const ACQUIRE = `
@@ -100,6 +104,8 @@ export type RedisLimiterOptions = {
 	/** The batch's cap, used for an endpoint Redis has no budget for yet (a worker's own endpoint). */
 	readonly cap: number;
 	readonly adaptive: boolean;
+	/** @default 'headers' */
+	readonly pacing?: Pacing;
 	/** Unique per process: the prefix of its slot names. */
 	readonly holder: string;
 	/** Fixed lease; default four times the recent typical request time, at least 5 s. */
@@ -125,6 +131,8 @@ export function createRedisLimiter(options: RedisLimiterOptions): RedisLimiter {
 	const channels = new Map<string, {generation: number; waiters: Set<() => void>}>();
 	const byChannel = new Map<string, string>();
 	let lastLimit = options.cap;
+	const pacing = options.pacing ?? 'headers';
+	const turn = turnTaker((endpoint) => claimRemoteStart(redis, limitKeys(endpoint).state), hold);
 
 	const onMessage = (channel: string) => {
 		const endpoint = byChannel.get(channel);
@@ -172,8 +180,10 @@ export function createRedisLimiter(options: RedisLimiterOptions): RedisLimiter {
 		}
 	};
 
-	return {
+	const limiter: RedisLimiter = {
 		async run<T>(task: (slot: Slot) => Promise<T>, signal?: AbortSignal, endpoint = 'default'): Promise<T> {
+			// The quota's turn first, holding no slot (a long pause must not outlive a slot's lease).
+			if (pacing === 'headers') await turn(endpoint, signal);
 			const ticket = ++local;
 			const member = `${options.holder}:${ticket}`;
 			const remote = await acquire(endpoint, member, signal);
@@ -206,6 +216,20 @@ export function createRedisLimiter(options: RedisLimiterOptions): RedisLimiter {
 				// Not awaited: the reply goes back to the episode now; the release follows in order on the connection.
 				redis.ccRelease(keys.state, keys.holders, keys.channel, member, ok && options.adaptive ? '1' : '0').catch(() => undefined);
 			}
+		},
+		observe(observation) {
+			if (pacing === 'aimd') {
+				if (observation.rateLimited) limiter.rateLimited(observation.ticket);
+				return;
+			}
+			const known = observation.ticket === undefined ? undefined : tickets.get(observation.ticket);
+			const endpoint = known?.endpoint ?? observation.endpoint ?? 'default';
+			// The server's ticket orders replies across workers.
+			observeRemote(redis, limitKeys(endpoint).state, paceObservation({...observation, ticket: known?.remote}, Date.now()))
+				.then((narrow) => {
+					if (narrow) limiter.rateLimited(observation.ticket);
+				})
+				.catch(() => undefined);
 		},
 		rateLimited(ticket?: number) {
 			if (!options.adaptive || ticket === undefined) return;
@@ -241,6 +265,7 @@ export function createRedisLimiter(options: RedisLimiterOptions): RedisLimiter {
 			subscriber.off('message', onMessage);
 		},
 	};
+	return limiter;
 }
 
 function abortReason(signal: AbortSignal): Error {

@@ -39,6 +39,8 @@ export const BatchSpec = z.strictObject({
 	/** Calls in flight per endpoint across every worker. */
 	cap: z.number().int().positive(),
 	adaptive: z.boolean(),
+	/** How the workers meet rate limits (llm/limiter.ts `Pacing`); absent in batches recorded before it: 'headers'. */
+	pacing: z.enum(['headers', 'aimd']).optional(),
 	/** The coordinator's --embedder, when given (the default is resolved by each worker alike). */
 	embedder: z.string().nullable(),
 });

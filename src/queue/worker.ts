@@ -77,6 +77,7 @@ export function workerSettings(spec: BatchSpec, endpoints: EndpointOverrides, fl
 		apiKeyEnv: spec.apiKeyEnv,
 		concurrency: spec.cap,
 		adaptiveConcurrency: spec.adaptive,
+		rateLimitPacing: spec.pacing ?? 'headers',
 		cache: spec.cache && flags['cache'] !== false,
 		retry: spec.retry,
 		validationRetries: spec.validationRetries,
@@ -99,6 +100,7 @@ function stacked(local: Limiter, global: RedisLimiter): Limiter {
 	return {
 		run: (task, signal, endpoint) => local.run(() => global.run(task, signal, endpoint), signal),
 		rateLimited: (ticket) => global.rateLimited(ticket),
+		observe: (observation) => global.observe(observation),
 		succeeded: () => global.succeeded(),
 		get active() {
 			return global.active;
@@ -241,7 +243,7 @@ export async function runWorker(options: WorkerOptions): Promise<{done: number}>
 		const roles = episodeRoles(spec.episode.assistant);
 		const missing = missingKeys(settings, roles, io.env);
 		if (missing.length > 0) throw new Error(`this worker's environment has no key for ${missing.join(', ')}`);
-		const limiter = createRedisLimiter({redis, subscriber, cap: spec.cap, adaptive: spec.adaptive, holder: id});
+		const limiter = createRedisLimiter({redis, subscriber, cap: spec.cap, adaptive: spec.adaptive, pacing: spec.pacing ?? 'headers', holder: id});
 		const runtime = createRuntime({
 			flags: {...options.flags, sessionsDir: options.sessionsDir, ...(spec.embedder && options.flags['embedder'] === undefined ? {embedder: spec.embedder} : {})},
 			io,

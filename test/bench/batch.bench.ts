@@ -15,6 +15,10 @@
  *   retry-after, the batch allowed twice that: calls/s against the admitted rate.
  * - faults: 15% each of 429 / 500 / bad JSON / empty replies and 3% hangs, adaptive against a fixed
  *   width: wall time, episodes lost (none may be), crashes.
+ * - pacing: rate limits met by the server's own headers (`rateLimitPacing: "headers"`, the default)
+ *   against the width adaptation alone (`"aimd"`, the behaviour before): 15% random 429s while the
+ *   headers show quota left (wall time against a fixed width; the aim is within 1.2x), and a quota
+ *   the headers announce (BENCH_QUOTA requests per window; the aim is 0.9 of it or more).
  */
 import {spawn} from 'node:child_process';
 import {mkdtempSync, readdirSync, rmSync, statSync} from 'node:fs';
@@ -25,7 +29,7 @@ import {startBenchServer} from './benchServer.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const TSX = import.meta.resolve('tsx');
-const sections = (process.env['BENCH_SECTIONS'] ?? 'scale,throughput,limiter,faults').split(',');
+const sections = (process.env['BENCH_SECTIONS'] ?? 'scale,throughput,limiter,faults,pacing').split(',');
 const work = mkdtempSync(path.join(tmpdir(), 'cc-bench-batch-'));
 const home = path.join(work, 'home');
 
@@ -146,6 +150,58 @@ try {
 			const saved = readdirSync(sessionsOf(name)).filter((file) => file.endsWith('.json')).length;
 			const crashed = run.code === 1 || /internal error/.test(run.stderr);
 			console.log(`${pad(String(adaptive), 8)}  ${pad((run.wallMs / 1000).toFixed(1), 6)}  ${pad(run.code, 4)}  ${pad(summary.byStatus['completed'] ?? 0, 9)}  ${pad(summary.byStatus['error'] ?? 0, 6)}  ${pad(48 - saved, 4)}  ${pad(String(crashed), 7)}`);
+		}
+	}
+	if (sections.includes('pacing')) {
+		const {writeFileSync} = await import('node:fs');
+		const limiters = [
+			['fixed width', {adaptiveConcurrency: false, rateLimitPacing: 'aimd'}],
+			['before: AIMD on every 429', {adaptiveConcurrency: true, rateLimitPacing: 'aimd'}],
+			['after: paced by headers', {adaptiveConcurrency: true, rateLimitPacing: 'headers'}],
+		] as const;
+		const paced = async (name: string, env: Record<string, string>, config: object, episodes: number, parallel: number) => {
+			const srv = await startBenchServer(env);
+			const file = path.join(work, `${name}.json`);
+			writeFileSync(file, JSON.stringify({...config, retry: {maxAttempts: 12, baseDelayMs: 200, maxDelayMs: 2000}}));
+			const run = await batch(['--name', name, '--sample', String(episodes), '--sample-seed', 'pacing', '--parallel', String(parallel), '--concurrency', String(parallel), '--config', file, '--sessions-dir', sessionsOf(name), '--base-url', srv.baseURL]);
+			const stats = await srv.stop();
+			if (run.code !== 0) console.log(`  (exit ${run.code}: ${failureOf(run)})`);
+			return {run, stats};
+		};
+
+		const randomEpisodes = Number(process.env['BENCH_PACING_EPISODES'] ?? 96);
+		const repeats = Number(process.env['BENCH_PACING_REPEAT'] ?? 2);
+		console.log(`\npacing, random 429s: 15% of calls answered 429 at random while the rate-limit headers show quota left; 100 ms per call, ${randomEpisodes} episodes, 16 in flight`);
+		console.log(`(WALL: the whole batch, start-up included, the best of ${repeats} runs taken in turn (the machine is shared; every run is listed); x FIXED: against the fixed width, whose 429s are only retried)`);
+		console.log('LIMITER                       WALL s  x FIXED  SERVED  REFUSED  RUNS s');
+		const walls = limiters.map(() => [] as number[]);
+		const served = limiters.map(() => ({served: 0, refused: 0}));
+		for (let round = 0; round < repeats; round++) {
+			for (const [index, [, config]] of limiters.entries()) {
+				const {run, stats} = await paced(`random-${round}-${config.adaptiveConcurrency}-${config.rateLimitPacing}`, {BENCH_LATENCY_MS: '100', BENCH_FAULTS: '429:0.15', BENCH_RATE_HEADERS: '1'}, config, randomEpisodes, 16);
+				walls[index]!.push(run.wallMs / 1000);
+				served[index] = {served: stats.served, refused: stats.faulted};
+			}
+		}
+		const fixedWall = Math.min(...walls[0]!);
+		for (const [index, [label]] of limiters.entries()) {
+			const best = Math.min(...walls[index]!);
+			console.log(`${label.padEnd(28)}  ${pad(best.toFixed(1), 6)}  ${pad(`${(best / fixedWall).toFixed(2)}x`, 7)}  ${pad(served[index]!.served, 6)}  ${pad(served[index]!.refused, 7)}  ${walls[index]!.map((wall) => wall.toFixed(1)).join(', ')}`);
+		}
+
+		const [quota, windowMs] = (process.env['BENCH_QUOTA'] ?? '60/2000').split('/').map(Number) as [number, number];
+		const perSecond = quota / (windowMs / 1000);
+		const quotaEpisodes = Number(process.env['BENCH_QUOTA_EPISODES'] ?? 64);
+		console.log(`\npacing, a header-announced quota: ${quota} requests per ${windowMs} ms window (${perSecond.toFixed(0)}/s), 429 beyond it; 100 ms per call, ${quotaEpisodes} episodes, 32 in flight (${(32 / 0.1).toFixed(0)}/s without the quota)`);
+		console.log('(SERVED/S over the whole batch, start-up and last wave included; STEADY/S between the 10th and 90th percentile of call end times; SHARE: of the quota)');
+		console.log('429 SAYS           LIMITER                       WALL s  SERVED  REFUSED  SERVED/S  STEADY/S  QUOTA/S  SHARE  STEADY SHARE');
+		for (const [says, retryAfter] of [['retry-after-ms', '1'], ['reset header only', '0']] as const) {
+			for (const [label, config] of limiters.slice(1)) {
+				const {run, stats} = await paced(`quota-${retryAfter}-${config.rateLimitPacing}`, {BENCH_LATENCY_MS: '100', BENCH_QUOTA: `${quota}/${windowMs}`, BENCH_QUOTA_RETRY_AFTER: retryAfter}, config, quotaEpisodes, 32);
+				const seconds = run.wallMs / 1000;
+				const steady = stats.steadyPerSecond;
+				console.log(`${says.padEnd(17)}  ${label.padEnd(28)}  ${pad(seconds.toFixed(1), 6)}  ${pad(stats.served, 6)}  ${pad(stats.refused, 7)}  ${pad((stats.served / seconds).toFixed(1), 8)}  ${pad(steady === null ? '–' : steady.toFixed(1), 8)}  ${pad(perSecond.toFixed(0), 7)}  ${pad(`${((stats.served / seconds / perSecond) * 100).toFixed(0)}%`, 5)}  ${pad(steady === null ? '–' : `${((steady / perSecond) * 100).toFixed(0)}%`, 12)}`);
+			}
 		}
 	}
 } finally {

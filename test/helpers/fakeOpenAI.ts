@@ -68,6 +68,8 @@ export type FakeOpenAIOptions = {
 	models?: ReadonlyArray<string | {readonly id: string; readonly [key: string]: unknown}>;
 	/** Extra routes answered before the OpenAI ones (a server's native API: Ollama's /api/*, llama.cpp's /props). */
 	routes?: Readonly<Record<string, (request: FakeRequest) => {status: number; body: unknown}>>;
+	/** Headers sent with every chat completion answer, errors included (a reply's own headers win): rate-limit headers, say. */
+	responseHeaders?: (request: FakeRequest, reply: FakeReply) => Readonly<Record<string, string>>;
 };
 
 export type FakeOpenAI = {
@@ -137,6 +139,7 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
 		};
 		res.on('close', done);
 		const reply = queue.shift() ?? (await handler?.(request)) ?? defaultReply(request, overrides);
+		for (const [name, value] of Object.entries(options.responseHeaders?.(request, reply) ?? {})) res.setHeader(name, value);
 		await respond(request, reply, res);
 	}
 
