@@ -77,10 +77,10 @@ export function summarizeCalls(calls: readonly CallRecord[]): UsageSummary {
 }
 
 /** What a tally reads of a call record (all a worker thread sends of one). */
-export type UsageCall = Pick<CallRecord, 'ok' | 'cached' | 'provider' | 'tokensEstimated' | 'attempts' | 'validationRetries' | 'latencyMs' | 'tokens' | 'model'>;
+export type UsageCall = Pick<CallRecord, 'ok' | 'cached' | 'provider' | 'tokensEstimated' | 'attempts' | 'validationRetries' | 'latencyMs' | 'tokens' | 'model' | 'local'>;
 
 export function usageCall(call: CallRecord): UsageCall {
-	return {ok: call.ok, cached: call.cached, provider: call.provider, tokensEstimated: call.tokensEstimated, attempts: call.attempts, validationRetries: call.validationRetries, latencyMs: call.latencyMs, tokens: call.tokens, model: call.model};
+	return {ok: call.ok, cached: call.cached, provider: call.provider, tokensEstimated: call.tokensEstimated, attempts: call.attempts, validationRetries: call.validationRetries, latencyMs: call.latencyMs, tokens: call.tokens, model: call.model, ...(call.local ? {local: true} : {})};
 }
 
 /**
