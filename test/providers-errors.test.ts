@@ -5,7 +5,9 @@ import path from 'node:path';
 import {after, describe, it} from 'node:test';
 import type {CallRecord, Session} from '../src/domain/session.js';
 import {cutTurns} from '../src/domain/turnCut.js';
+import {azureShape} from '../src/llm/client.js';
 import {guessPreset} from '../src/llm/presets.js';
+import {resolveRoleSettings} from '../src/llm/settings.js';
 import {classifyStatus} from '../src/llm/retry.js';
 import {splitReasoning} from '../src/llm/reasoning.js';
 import {formatUsage} from '../src/present/text.js';
@@ -253,6 +255,14 @@ describe('the pieces', () => {
 		assert.equal(guessPreset('https://gateway.ai.cloudflare.com/v1/acct/gw/openai'), 'compatible');
 		assert.equal(guessPreset('https://llm.corp.example/openai/v1'), 'compatible');
 		assert.equal(guessPreset('https://myres.openai.azure.com/openai/deployments/x'), 'azure');
+	});
+
+	it('Azure URLs: the v1 API, the resource root and a pasted deployments URL with its api-version, never glued into a path', () => {
+		assert.deepEqual(azureShape('https://res.openai.azure.com/openai/v1/', undefined), {kind: 'v1', baseURL: 'https://res.openai.azure.com/openai/v1'});
+		assert.deepEqual(azureShape('https://res.openai.azure.com', undefined), {kind: 'deployments', endpoint: 'https://res.openai.azure.com', deployment: null, apiVersion: '2024-10-21'});
+		assert.deepEqual(azureShape('https://res.openai.azure.com/openai/deployments/gpt5mini/chat/completions?api-version=2025-04-01-preview', '2024-06-01'), {kind: 'deployments', endpoint: 'https://res.openai.azure.com', deployment: 'gpt5mini', apiVersion: '2025-04-01-preview'});
+		const settings = resolveRoleSettings({flags: {provider: 'azure', baseUrl: 'https://res.openai.azure.com/openai/deployments/gpt5mini?api-version=2024-10-21'}, env: {AZURE_OPENAI_API_KEY: 'k'}, cwd: home});
+		assert.equal(settings.roles.judge.model, 'gpt5mini', 'the deployment the URL names is the model');
 	});
 
 	it('error bodies are classified from each provider\'s own fields', () => {

@@ -39,6 +39,8 @@ export async function checkSetup(settings: Pick<ModelSettings, 'roles' | 'apiKey
 	const problems: string[] = [];
 	const warnings: string[] = [];
 	const lists: Array<{group: EndpointGroup; list: ModelList}> = [];
+	// One probe per deployment, however many roles use it.
+	const probes = new Map<string, Promise<string | null>>();
 	await Promise.all(
 		endpointGroups(settings, roles).map(async (group) => {
 			const list = await listModels({...group.settings, apiKey: env[group.apiKeyEnv]});
@@ -56,7 +58,9 @@ export async function checkSetup(settings: Pick<ModelSettings, 'roles' | 'apiKey
 				const listed = modelListed(model, list);
 				if (listed === 'unlisted') {
 					// Azure lists base models, not deployments: only a call can say whether the deployment exists.
-					const problem = await probeDeployment(settings.roles[role], role, env[group.apiKeyEnv], group.apiKeyEnv);
+					const id = JSON.stringify([group.baseURL, group.apiKeyEnv, model]);
+					if (!probes.has(id)) probes.set(id, probeDeployment(settings.roles[role], role, env[group.apiKeyEnv], group.apiKeyEnv));
+					const problem = await probes.get(id)!;
 					if (problem) problems.push(problem);
 					continue;
 				}

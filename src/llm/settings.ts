@@ -4,6 +4,7 @@ import {ModelRole, ProviderPreset, type ResponseFormatMode, type RoleSettings} f
 import {UserError} from '../util/errors.js';
 import {nearMatches} from '../util/suggest.js';
 import {CONFIG_FILE_NAME, type ConfigFile, MODEL_DEFAULTS, type RoleConfig, loadConfigFile} from './config.js';
+import {azureShape} from './client.js';
 import {fitToModel} from './modelFamily.js';
 import {PRESETS, PRESET_IDS, guessPreset, isLoopback, presetOfDialect} from './presets.js';
 
@@ -122,7 +123,7 @@ export function resolveRoleSettings(options: {flags: Flags; env: NodeJS.ProcessE
 		}
 		const baseURL = baseURLOf(role);
 		const preset = namedPreset ?? guessPreset(baseURL);
-		const model = named ?? (offline ? 'mock' : preset === 'openai' ? MODEL_DEFAULTS.model : '');
+		const model = named ?? (offline ? 'mock' : preset === 'openai' ? MODEL_DEFAULTS.model : preset === 'azure' && baseURL ? (azureDeploymentOf(baseURL) ?? '') : '');
 		if (model === '') unset.push(role);
 		const common = {
 			temperature: rc.temperature ?? null,
@@ -191,6 +192,16 @@ function requireKey(role: ModelRole, model: string, baseURL: string | null, pres
 	if (row.local || preset === 'compatible' || isLoopback(baseURL)) return;
 	const names = [...new Set([keyEnv, row.keyEnv ?? MODEL_DEFAULTS.apiKeyEnv, MODEL_DEFAULTS.apiKeyEnv])];
 	throw new UserError(`The ${role} role uses ${model} on ${row.label} (${baseURL ?? 'https://api.openai.com/v1'}) but no API key is set: set ${names.join(' or ')}, or name your own variable with "apiKeyEnv"; or use --${role}-model mock.`);
+}
+
+/** The deployment an Azure deployments URL names (it is then the role's model unless one is named). */
+function azureDeploymentOf(baseURL: string): string | null {
+	try {
+		const shape = azureShape(baseURL, undefined);
+		return shape.kind === 'deployments' ? shape.deployment : null;
+	} catch {
+		return null;
+	}
 }
 
 function listOf(items: readonly string[]): string {
