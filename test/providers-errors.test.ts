@@ -106,7 +106,9 @@ describe('mid-stream error events and 200 bodies with an error', () => {
 	});
 
 	it('OpenRouter: a 200 whose body is an error is the failure its code names (502: retried), not an empty reply whose tokens count', async () => {
-		const fake = await server({kind: 'openrouter', key: OR_KEY}, scriptedModel({stage: {'judge:combined': (_request, n) => (n === 0 ? {status: 200, body: {error: {code: 502, message: 'Upstream provider returned an invalid response'}, usage: {prompt_tokens: 500000, completion_tokens: 0, total_tokens: 500000}}} : undefined)}}));
+		const errorBody: FakeReply = {status: 200, body: {error: {code: 502, message: 'Upstream provider returned an invalid response'}, usage: {prompt_tokens: 500000, completion_tokens: 0, total_tokens: 500000}}};
+		// Whole (the judge) and asked to stream (the assistant): the same JSON error instead of a completion.
+		const fake = await server({kind: 'openrouter', key: OR_KEY}, scriptedModel({stage: {'judge:combined': (_request, n) => (n === 0 ? errorBody : undefined), assistant: (_request, n) => (n === 0 ? errorBody : undefined)}}));
 		const dir = folder();
 		const run = await cli(dir, ['run', '--seed', SEED, '--provider', 'openrouter', '--base-url', fake.baseURL, '--model', 'qwen/qwen3-8b', ...FAST, '--json'], {OPENROUTER_API_KEY: OR_KEY});
 		assert.equal(run.code, 0, run.stderr);
@@ -115,6 +117,8 @@ describe('mid-stream error events and 200 bodies with an error', () => {
 		assert.equal(judge.retries[0]!.reason, 'HTTP 502');
 		assert.ok(!judge.retries.some((retry) => /empty/.test(retry.reason)));
 		assert.ok(judge.tokens.prompt < 500000, 'the error body\'s tokens are not booked as the call\'s');
+		const assistant = assistantCalls(sessions(dir)[0]!)[0]!;
+		assert.deepEqual([assistant.attemptStatuses, assistant.retries[0]?.reason, assistant.streamed], [[502], 'HTTP 502', true]);
 	});
 });
 

@@ -1,3 +1,4 @@
+import {APIError} from 'openai';
 import {errorIn200, normaliseErrorBody} from './errorShapes.js';
 import {httpFetch} from './httpFetch.js';
 
@@ -11,10 +12,11 @@ import {httpFetch} from './httpFetch.js';
  */
 export const normalisingFetch: typeof fetch = async (input, init) => {
 	const response = await httpFetch(input, init);
-	if (response.ok && !(response.headers.get('content-type') ?? '').includes('application/json')) return response;
+	// A completion is passed through unread (the SDK parses it once); a 200 error body there is caught by
+	// the provider (`errorInCompletion`). A stream request answered with JSON instead of events is read:
+	// the SDK would see no events and report nothing.
+	if (response.ok && !(streamAsked(init) && (response.headers.get('content-type') ?? '').includes('application/json'))) return response;
 	const text = await response.text();
-	// A completion without the word is not an error body: skip the second parse (the SDK parses it anyway).
-	if (response.ok && !text.includes('"error"')) return new Response(text, {status: response.status, statusText: response.statusText, headers: response.headers});
 	let body: unknown;
 	try {
 		body = JSON.parse(text);
@@ -28,3 +30,18 @@ export const normalisingFetch: typeof fetch = async (input, init) => {
 	}
 	return new Response(JSON.stringify(normaliseErrorBody(body)), {status: response.status, statusText: response.statusText, headers: response.headers});
 };
+
+function streamAsked(init: RequestInit | undefined): boolean {
+	return typeof init?.body === 'string' && init.body.includes('"stream":true');
+}
+
+/**
+ * The error a parsed 200 completion carries instead of choices (OpenRouter once generation started),
+ * as the SDK's own error for the status its code names, so it is classified and retried like any
+ * HTTP failure; null for a real completion.
+ */
+export function errorInCompletion(completion: unknown, headers?: Headers): APIError | null {
+	const error = errorIn200(completion);
+	if (!error) return null;
+	return APIError.generate(error.status, error.body as Record<string, unknown>, undefined, headers ?? new Headers());
+}

@@ -2,6 +2,7 @@ import OpenAI, {APIConnectionError, APIConnectionTimeoutError, APIError, APIUser
 import type {ChatCompletionCreateParamsBase} from 'openai/resources/chat/completions';
 import type {ModelRole, TokenUsage} from '../domain/session.js';
 import {createClientCache} from './client.js';
+import {errorInCompletion} from './openaiFetch.js';
 import {wireRules} from './modelFamily.js';
 import type {Exchange, FinishReason, Provider, RawReply} from './provider.js';
 import {assertNever} from './structured.js';
@@ -39,6 +40,8 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): Provider {
 				const body = chatBody(exchange);
 				if (exchange.stream && exchange.format.type === 'text') return await streamed(client, body, requestOptions, exchange, deadline);
 				const completion = await client.chat.completions.create({...body, stream: false}, requestOptions);
+				const failed = errorInCompletion(completion);
+				if (failed) throw failed;
 				// A proxy may answer 200 with something that is not a completion: treat it as an empty reply.
 				const choices = completion.choices ?? [];
 				const first = choices[0];
