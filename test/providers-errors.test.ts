@@ -11,8 +11,8 @@ import {resolveRoleSettings} from '../src/llm/settings.js';
 import {classifyStatus} from '../src/llm/retry.js';
 import {splitReasoning} from '../src/llm/reasoning.js';
 import {formatUsage} from '../src/present/text.js';
-import {readSession} from '../src/store/sessionStore.js';
 import {parseJson, runCli} from './helpers/cli.js';
+import {cliWorkspace} from './helpers/cliWorkspace.js';
 import type {FakeHandler, FakeOpenAI, FakeReply} from './helpers/fakeOpenAI.js';
 import {startProvider} from './helpers/providerProfiles.js';
 import {scriptedModel} from './helpers/scriptedModel.js';
@@ -29,36 +29,17 @@ const SEED = 'my-tamil-hindu-a55-f:culinary.dietary-rules.02';
 const FAST = ['--max-turns', '2', '--judge-mode', 'combined'];
 const OR_KEY = 'sk-or-v1-errorserrorserrorserrors';
 const servers: FakeOpenAI[] = [];
-const dirs: string[] = [];
-const home = mkdtempSync(path.join(tmpdir(), 'cc-perr-home-'));
-dirs.push(home);
+const workspace = cliWorkspace({prefix: 'cc-perr-', retry: {maxAttempts: 3}});
+const {home, folder, cli, sessions} = workspace;
 after(async () => {
 	await Promise.all(servers.map((server) => server.close()));
-	for (const dir of dirs) rmSync(dir, {recursive: true, force: true});
+	workspace.cleanup();
 });
 
 async function server(profile: ServerProfile, script: FakeHandler = scriptedModel()): Promise<FakeOpenAI> {
 	const started = await startServer(profile, script);
 	servers.push(started);
 	return started;
-}
-
-function folder(config: Record<string, unknown> = {}): string {
-	const dir = mkdtempSync(path.join(tmpdir(), 'cc-perr-'));
-	dirs.push(dir);
-	writeFileSync(path.join(dir, 'cultureconverse.config.json'), JSON.stringify({retry: {maxAttempts: 3, baseDelayMs: 1, maxDelayMs: 5}, ...config}));
-	return dir;
-}
-
-function cli(dir: string, args: string[], env: NodeJS.ProcessEnv = {}) {
-	return runCli([...args, '--sessions-dir', path.join(dir, 'sessions')], {cwd: dir, env: {CULTURECONVERSE_HOME: home, ...env}});
-}
-
-function sessions(dir: string): Session[] {
-	const folderPath = path.join(dir, 'sessions');
-	return readdirSync(folderPath)
-		.filter((file) => file.endsWith('.json') && !file.startsWith('.'))
-		.map((file) => readSession(path.join(folderPath, file)));
 }
 
 const assistantCalls = (session: Session): CallRecord[] => session.calls.filter((call) => call.role === 'assistant');
@@ -202,7 +183,7 @@ describe('negotiated capabilities', () => {
 		const fake = await startProvider('deepseek');
 		servers.push(fake);
 		const ownHome = mkdtempSync(path.join(tmpdir(), 'cc-perr-own-'));
-		dirs.push(ownHome);
+		after(() => rmSync(ownHome, {recursive: true, force: true}));
 		const file = path.join(ownHome, 'capabilities.json');
 		const key = JSON.stringify(['deepseek', fake.userBaseURL, 'deepseek-chat']);
 		writeFileSync(file, JSON.stringify({version: 1, entries: {[key]: {preset: 'deepseek', baseURL: fake.userBaseURL, model: 'deepseek-chat', structured: 'json_schema_strict', source: 'probed', checkedAt: '2025-01-01T00:00:00.000Z'}}}));
@@ -237,6 +218,17 @@ describe('doctor tells the truth', () => {
 		assert.match(allowed.stdout, /judge\s.*unchecked/);
 		assert.match(allowed.stdout, /No role fails; 1 role\(s\) could not be checked/);
 		assert.doesNotMatch(allowed.stdout, /The set-up works/);
+	});
+
+	it('thinking text in the content gets the fix of the server it came from: llama.cpp\'s --reasoning-format, not vLLM\'s --reasoning-parser', async () => {
+		const fake = await server({kind: 'llamacpp', thinking: 'content', nCtx: 16384});
+		const dir = folder();
+		const doctor = await cli(dir, ['doctor', '--base-url', fake.baseURL, '--model', 'local', '--json']);
+		const report = parseJson<{warnings: string[]}>(doctor.stdout);
+		const think = report.warnings.find((warning) => /carry thinking text/.test(warning)) ?? '';
+		assert.match(think, /Start llama-server with --jinja --reasoning-format deepseek/);
+		assert.doesNotMatch(think, /reasoning-parser/);
+		assert.ok(report.warnings.some((warning) => /was taken for llama\.cpp \(llama-server\) \(from its model list\): set --provider llamacpp/.test(warning)), 'the guess is stated');
 	});
 
 	it('a structured probe that fails only with the role\'s extraBody (a vLLM guided_json for another schema) says so', async () => {

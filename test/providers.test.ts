@@ -1,12 +1,11 @@
 import assert from 'node:assert/strict';
-import {mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync} from 'node:fs';
+import {readFileSync} from 'node:fs';
 import {createServer} from 'node:net';
-import {tmpdir} from 'node:os';
 import path from 'node:path';
 import {after, describe, it} from 'node:test';
 import type {CallRecord, Session} from '../src/domain/session.js';
-import {readSession} from '../src/store/sessionStore.js';
-import {parseJson, runCli} from './helpers/cli.js';
+import {parseJson} from './helpers/cli.js';
+import {cliWorkspace} from './helpers/cliWorkspace.js';
 import type {FakeOpenAI, FakeRequest} from './helpers/fakeOpenAI.js';
 import {type ProviderName, startProvider} from './helpers/providerProfiles.js';
 import {THINKING_MARK, startServer} from './helpers/serverProfiles.js';
@@ -23,10 +22,13 @@ import {THINKING_MARK, startServer} from './helpers/serverProfiles.js';
 const SEED = 'my-tamil-hindu-a55-f:culinary.dietary-rules.02';
 const FAST = ['--max-turns', '2', '--judge-mode', 'combined'];
 const servers: FakeOpenAI[] = [];
-const dirs: string[] = [];
+// One workspace for every row: the KB indexes are built once, and the record of what each server
+// accepts is keyed by endpoint and model, so rows (each on its own port) never share an entry.
+const workspace = cliWorkspace({prefix: 'cc-providers-'});
+const {home, folder, cli, sessions} = workspace;
 after(async () => {
 	await Promise.all(servers.map((server) => server.close()));
-	for (const dir of dirs) rmSync(dir, {recursive: true, force: true});
+	workspace.cleanup();
 });
 
 type Started = {readonly server: FakeOpenAI; readonly baseURL: string; readonly key: string; readonly model: string};
@@ -197,29 +199,6 @@ const ROWS: readonly Row[] = [
 		check: (requests) => assert.ok(requests.every((request) => request.body.response_format?.type !== 'json_object'), 'LM Studio refuses json_object: never sent'),
 	},
 ];
-
-function folder(config: Record<string, unknown> = {}): string {
-	const dir = mkdtempSync(path.join(tmpdir(), 'cc-providers-'));
-	dirs.push(dir);
-	writeFileSync(path.join(dir, 'cultureconverse.config.json'), JSON.stringify({retry: {maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 5}, ...config}));
-	return dir;
-}
-
-// One workspace for every row: the KB indexes are built once, and the record of what each server
-// accepts is keyed by endpoint and model, so rows (each on its own port) never share an entry.
-const home = mkdtempSync(path.join(tmpdir(), 'cc-providers-home-'));
-dirs.push(home);
-
-function cli(dir: string, args: string[], env: NodeJS.ProcessEnv = {}) {
-	return runCli([...args, '--sessions-dir', path.join(dir, 'sessions')], {cwd: dir, env: {CULTURECONVERSE_HOME: home, ...env}});
-}
-
-function sessions(dir: string): Session[] {
-	const folderPath = path.join(dir, 'sessions');
-	return readdirSync(folderPath)
-		.filter((file) => file.endsWith('.json') && !file.startsWith('.'))
-		.map((file) => readSession(path.join(folderPath, file)));
-}
 
 async function closedPort(): Promise<number> {
 	const server = createServer();

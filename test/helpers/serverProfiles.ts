@@ -40,7 +40,7 @@ export type ServerProfile =
 	| {readonly kind: 'vllm'; readonly models?: readonly string[]; readonly thinking?: ThinkingStyle; readonly maxModelLen?: number}
 	| {readonly kind: 'ollama'; readonly models?: readonly string[]; readonly thinking?: 'none' | 'content' | 'reasoning'; readonly contextLength?: number; readonly usage?: 'always' | 'never-when-streaming'}
 	| {readonly kind: 'openai'; readonly models?: readonly string[]; readonly key: string; readonly unverified?: boolean; readonly quota?: boolean}
-	| {readonly kind: 'llamacpp'; readonly alias?: string; readonly thinking?: 'none' | 'reasoning_content'; readonly nCtx?: number}
+	| {readonly kind: 'llamacpp'; readonly alias?: string; readonly thinking?: 'none' | 'reasoning_content' | 'content'; readonly nCtx?: number}
 	| {readonly kind: 'openrouter'; readonly models?: readonly string[]; readonly key: string; readonly credits?: boolean}
 	| {readonly kind: 'key-echo'};
 
