@@ -190,7 +190,8 @@ export function requireRoles(settings: Pick<ModelSettings, 'unset' | 'roles'>, n
 function requireKey(role: ModelRole, model: string, baseURL: string | null, preset: ProviderPreset, keyEnv: string): void {
 	const row = PRESETS[preset];
 	if (row.local || preset === 'compatible' || isLoopback(baseURL)) return;
-	const names = [...new Set([keyEnv, row.keyEnv ?? MODEL_DEFAULTS.apiKeyEnv, MODEL_DEFAULTS.apiKeyEnv])];
+	// A variable the role names itself is the only one read; otherwise the provider's own, then OPENAI_API_KEY.
+	const names = keyEnv !== MODEL_DEFAULTS.apiKeyEnv && keyEnv !== row.keyEnv ? [keyEnv] : [...new Set([row.keyEnv ?? keyEnv, MODEL_DEFAULTS.apiKeyEnv])];
 	throw new UserError(`The ${role} role uses ${model} on ${row.label} (${baseURL ?? 'https://api.openai.com/v1'}) but no API key is set: set ${names.join(' or ')}, or name your own variable with "apiKeyEnv"; or use --${role}-model mock.`);
 }
 
