@@ -28,7 +28,7 @@ after(async () => {
 	rmSync(dir, {recursive: true, force: true});
 });
 
-type Report = {roles: Array<{role: string; listed: unknown; structured: {ok: boolean} | null; streaming: string | null; reasoning: string | null; supportsN: boolean | null; contextWindow: number | null; server: string}>; problems: string[]; warnings: string[]};
+type Report = {roles: Array<{role: string; status: string; listed: unknown; structured: {ok: boolean} | null; streaming: string | null; reasoning: string | null; supportsN: boolean | null; contextWindow: number | null; server: string}>; problems: string[]; warnings: string[]};
 
 describe('doctor', () => {
 	it('names every misconfiguration of a five-role set-up in one run, and exits 2', async () => {
@@ -60,14 +60,16 @@ describe('doctor', () => {
 		assert.match(all, /generator role's model qwen3:8b runs with a 4096-token context .*OLLAMA_CONTEXT_LENGTH=16384/);
 		// vLLM without a reasoning parser leaves <think> in the content.
 		assert.equal(byRole['validator']!.reasoning, 'in content');
-		assert.match(all, /validator role's replies carry <think> text .*--reasoning-parser/);
+		assert.match(all, /validator role's replies carry thinking text .*--reasoning-parser qwen3/);
 		// OpenAI: the temperature is dropped for a reasoning model, and streaming is refused to an unverified organisation.
 		assert.match(all, /assistant: temperature 0\.7 is not sent: gpt-5-mini is a reasoning model/);
 		assert.equal(byRole['assistant']!.streaming, 'refused');
 		assert.match(all, /refuses to stream gpt-5-mini for this account/);
-		assert.equal(byRole['assistant']!.structured?.ok, true);
+		// The assistant's run mode is a streamed reply (then whole, once refused): it works; the others fail as named.
+		assert.equal(byRole['assistant']!.structured, null);
+		assert.deepEqual(Object.fromEntries(report.roles.map((check) => [check.role, check.status])), {generator: 'works', validator: 'works', simulator: 'fails', assistant: 'works', judge: 'fails'});
 		assert.equal(byRole['assistant']!.supportsN, true);
-		assert.match(all, /set "supportsN": true for the assistant role/);
+		assert.match(all, /best-of-N will ask once per turn with n \(recorded for this endpoint\)/);
 	});
 
 	it('names an unset role and a spent quota; a working set-up exits 0 with a table', async () => {
@@ -81,7 +83,8 @@ describe('doctor', () => {
 		const good = await runCli(['doctor', '--model', 'Qwen/Qwen3-8B', '--base-url', vllm.baseURL], {cwd: mkdtempSync(path.join(dir, 'g-'))});
 		assert.equal(good.code, 0, good.stdout + good.stderr);
 		assert.match(good.stdout, /ROLE\s+MODEL\s+ENDPOINT\s+SERVER/);
-		assert.match(good.stdout, /judge\s+Qwen\/Qwen3-8B\s+http:\/\/127\.0\.0\.1:\d+\/v1\s+vllm\s+yes\s+yes\s+yes\s+ok \(json_schema\)/);
-		assert.match(good.stdout, /The set-up works, with \d+ warning/);
+		assert.match(good.stdout, /judge\s+Qwen\/Qwen3-8B\s+http:\/\/127\.0\.0\.1:\d+\/v1\s+vllm\?\s+yes\s+yes\s+yes\s+works\s+ok \(json_schema_strict\)/);
+		assert.match(good.stdout, /taken for vLLM \(from its model list\): set --provider vllm/);
+		assert.match(good.stdout, /The set-up works: every role answered a real call in the mode the run will use, with \d+ warning/);
 	});
 });

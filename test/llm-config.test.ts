@@ -77,7 +77,7 @@ describe('llm settings: precedence (flags > config > env > defaults)', () => {
 		assert.equal(fromConfig.roles.judge.model, 'judge-config-model');
 		assert.equal(fromConfig.roles.judge.baseURL, 'http://judge.example/v1');
 		assert.deepEqual([fromConfig.roles.judge.temperature, fromConfig.roles.judge.maxTokens, fromConfig.roles.judge.structured, fromConfig.roles.judge.timeoutMs], [0, 900, 'prompt', 5000]);
-		assert.deepEqual([fromConfig.roles.assistant.temperature, fromConfig.roles.assistant.maxTokens, fromConfig.roles.assistant.structured, fromConfig.roles.assistant.timeoutMs], [null, null, 'json_schema', 120_000]);
+		assert.deepEqual([fromConfig.roles.assistant.temperature, fromConfig.roles.assistant.maxTokens, fromConfig.roles.assistant.structured, fromConfig.roles.assistant.timeoutMs], [null, null, 'auto', 120_000]);
 
 		const fromFlags = resolve({env, config, flags: {baseUrl: 'http://flag.example/v1', judgeModel: 'judge-flag-model'}});
 		for (const role of ROLES) assert.equal(fromFlags.roles[role].baseURL, 'http://flag.example/v1');
@@ -152,7 +152,7 @@ describe('llm config file validation', () => {
 
 describe('llm model flags', () => {
 	it('covers the documented flags, with --no-cache as the negation of cache', () => {
-		assert.deepEqual(Object.keys(modelFlags).sort(), ['assistantModel', 'baseUrl', 'cache', 'concurrency', 'config', 'generatorModel', 'judgeModel', 'model', 'preflight', 'record', 'simulatorModel', 'stream', 'validatorModel']);
+		assert.deepEqual(Object.keys(modelFlags).sort(), ['assistantModel', 'baseUrl', 'cache', 'concurrency', 'config', 'generatorModel', 'judgeModel', 'model', 'preflight', 'provider', 'record', 'simulatorModel', 'stream', 'validatorModel']);
 		assert.equal(modelFlags['cache']!.type, 'boolean');
 		assert.equal(modelFlags['cache']!.default, true);
 		assert.equal(modelFlags['concurrency']!.type, 'number');

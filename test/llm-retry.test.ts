@@ -157,11 +157,24 @@ describe('llm retries: bad replies', () => {
 		assert.equal(fake.chatRequests().length, 3);
 	});
 
-	it('retries a truncated reply once', async () => {
-		fake.enqueue({finishReason: 'length'});
+	it('asks a cut structured reply again with more room: twice the cap it had', async () => {
+		fake.enqueue({content: '{"answer": "cut', finishReason: 'length'});
+		const {gw} = gateway({}, fakeRoles(fake.baseURL, {maxTokens: 700}));
+		const {call, value} = await gw.call(request);
+		assert.equal(value.answer.length > 0, true);
+		assert.deepEqual(call.retries.map((retry) => retry.reason), ['truncated: asked again with a 1400-token cap']);
+		assert.deepEqual(fake.chatRequests().map((sent) => sent.body.max_tokens), [700, 1400], 'the second request has twice the room');
+		assert.equal(call.finishReason, 'stop');
+	});
+
+	it('keeps a cut free-text reply (marked "length" on the call and the response) instead of asking again under the same cap', async () => {
+		fake.enqueue({content: 'This reply stops in the mid', finishReason: 'length'});
 		const {gw} = gateway();
-		const {call} = await gw.call(request);
-		assert.deepEqual(call.retries.map((retry) => retry.reason), ['truncated']);
+		const response = await gw.call<string>({role: 'assistant', stage: 'assistant', prompt: fakePrompt('Hello'), mock: null, step: 1});
+		assert.equal(response.text, 'This reply stops in the mid');
+		assert.equal(response.cut, 'length');
+		assert.equal(response.call.finishReason, 'length');
+		assert.equal(fake.chatRequests().length, 1);
 	});
 
 	it('fails with kind truncated after the second cut-off reply, whatever the attempt budget', async () => {

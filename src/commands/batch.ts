@@ -226,7 +226,7 @@ async function runOrResume(context: CommandContext): Promise<number> {
 	if (result.stopped && queue) await queue.pause(name);
 	if (result.stopped) {
 		const {role, kind, count, message} = result.stopped;
-		io.stderr.write(`\nStopped: ${count} items in a row failed the same way (${kind}, ${role} role); nothing more was started${queue ? ' (the queue is paused: workers take none of its jobs)' : ''} and everything is saved.\n  ${message}\n  ${setupAdvice(kind, role, runtime.gateway.settings(role), runtime.settings.apiKeyEnv[role])}\n  Then continue with: cultureconverse batch --name ${name}\n`);
+		io.stderr.write(`\nStopped: ${count} items in a row failed the same way (${kind}, ${role} role); nothing more was started${queue ? ' (the queue is paused: workers take none of its jobs)' : ''} and everything is saved.\n  ${message}\n  ${setupAdvice(kind, role, runtime.gateway.settings(role), runtime.settings.apiKeyEnv[role], message)}\n  Then continue with: cultureconverse batch --name ${name}\n`);
 		return ExitCode.badInput;
 	}
 	if (result.interrupted) return ExitCode.interrupted;

@@ -121,7 +121,7 @@ export const rejudgeCommand: Command = {
 		breaker.dispose();
 		if (breaker.stopped) {
 			const {role, kind, count: failed, message} = breaker.stopped;
-			io.stderr.write(`Stopped: ${failed} copies in a row failed the same way (${kind}, ${role} role); nothing more was started.\n  ${message}\n  ${setupAdvice(kind, role, runtime.gateway.settings(role), runtime.settings.apiKeyEnv[role])}\n`);
+			io.stderr.write(`Stopped: ${failed} copies in a row failed the same way (${kind}, ${role} role); nothing more was started.\n  ${message}\n  ${setupAdvice(kind, role, runtime.gateway.settings(role), runtime.settings.apiKeyEnv[role], message)}\n`);
 			return ExitCode.badInput;
 		}
 		if (interrupted) return ExitCode.interrupted;

@@ -1,6 +1,8 @@
 import {createInterface} from 'node:readline';
 import {summaryOf} from './registry.js';
 import chalk from 'chalk';
+import {setupAdvice} from '../llm/advice.js';
+import {SETUP_FAILURES} from '../llm/types.js';
 import {episodeOptionsFromFlags, modelFlagsOf, resumeEpisode, seedFromFlags, startEpisode} from '../app/episodes.js';
 import {SessionStore} from '../store/sessionStore.js';
 import {createRuntime, episodeRoles, runtimeFlags, sessionsDir} from '../app/runtime.js';
@@ -87,6 +89,9 @@ export const runCommand: Command = {
 		engine.close();
 		const session = engine.session;
 		const path = runtime.store.fileFor(session.id);
+		// A model failure the set-up must fix (a context too small, a refused parameter): what to change, in the provider's terms.
+		const failed = session.error;
+		if (failed?.kind && failed.role && adviceKinds.has(failed.kind)) io.stderr.write(`cultureconverse: ${setupAdvice(failed.kind, failed.role, runtime.gateway.settings(failed.role), runtime.settings.apiKeyEnv[failed.role], failed.message)}\n`);
 		if (mode === 'json') {
 			writeJson(io, {
 				sessionId: session.id,
@@ -108,6 +113,9 @@ export const runCommand: Command = {
 		return session.status === 'error' ? ExitCode.episodeError : ExitCode.ok;
 	},
 };
+
+/** Failure kinds whose message gets the set-up advice after a failed run. */
+const adviceKinds: ReadonlySet<string> = new Set([...SETUP_FAILURES, 'truncated', 'content_filter']);
 
 function listenerFor(mode: 'json' | 'jsonl' | 'text', io: IO, engine: EpisodeEngine): (event: EngineEvent) => void {
 	if (mode === 'jsonl') return (event) => io.stdout.write(`${JSON.stringify(event)}\n`);

@@ -13,8 +13,17 @@ export type ModelRole = z.infer<typeof ModelRole>;
 export const ProviderKind = z.enum(['openai', 'mock', 'replay']);
 export type ProviderKind = z.infer<typeof ProviderKind>;
 
-export const ResponseFormatMode = z.enum(['json_schema', 'json_object', 'prompt']);
+/**
+ * How a role asks for structured replies: `auto` (the default) uses what the server was found to
+ * accept (src/llm/capabilities.ts: strict json_schema, then json_object, then prompt-only), the others
+ * fix one mode by hand.
+ */
+export const ResponseFormatMode = z.enum(['json_schema', 'json_object', 'prompt', 'auto']);
 export type ResponseFormatMode = z.infer<typeof ResponseFormatMode>;
+
+/** The provider presets (src/llm/presets.ts): what an endpoint is, so the model layer speaks its dialect. */
+export const ProviderPreset = z.enum(['openai', 'azure', 'gemini', 'groq', 'together', 'fireworks', 'deepseek', 'anthropic', 'openrouter', 'vllm', 'ollama', 'llamacpp', 'lmstudio', 'compatible']);
+export type ProviderPreset = z.infer<typeof ProviderPreset>;
 
 /** reasoning_effort values passed through to the server (which of them a model accepts is the server's business). */
 export const ReasoningEffort = z.enum(['none', 'minimal', 'low', 'medium', 'high', 'xhigh']);
@@ -46,6 +55,14 @@ export const RoleSettings = z.strictObject({
 	dialect: z.enum(['openai', 'azure', 'openrouter', 'compatible']).optional(),
 	/** Settings the model layer changed to fit the model family (e.g. a temperature dropped for a reasoning model), each said once. */
 	notices: z.array(z.string()).optional(),
+	/** The provider preset the endpoint is spoken to with (auth, URL shape, parameter rules, error shapes); absent = guessed from the URL. */
+	preset: ProviderPreset.optional(),
+	/** True when `preset` was guessed from the base URL rather than set (`--provider` / "provider"). */
+	presetGuessed: z.boolean().optional(),
+	/** The model's family when its name does not say (an Azure deployment called "prod-1"): reasoning models get no sampling settings and max_completion_tokens. */
+	family: z.enum(['reasoning', 'chat']).optional(),
+	/** Azure's api-version for the deployments URL (default 2024-10-21; a base URL's own ?api-version= wins). */
+	apiVersion: z.string().optional(),
 });
 export type RoleSettings = z.infer<typeof RoleSettings>;
 
@@ -91,6 +108,12 @@ export const CallRecord = z.strictObject({
 	choices: z.array(z.string()).optional(),
 	/** HTTP status of each failed attempt, in order (null for network errors and timeouts). */
 	attemptStatuses: z.array(z.number().int().nullable()).optional(),
+	/** Why the last reply ended: "length" (cut by a token cap or the server's context) and "content_filter" (a provider's filter cut or blocked it) mean it is not whole. */
+	finishReason: z.enum(['stop', 'length', 'content_filter', 'error', 'other']).optional(),
+	/** The structured mode the call was made in (negotiated per endpoint and model: strict json_schema, json_schema, json_object or prompt-only). */
+	structuredMode: z.enum(['json_schema_strict', 'json_schema', 'json_object', 'prompt']).optional(),
+	/** True for a call to a local server (vLLM, Ollama, llama.cpp, LM Studio, loopback): it costs nothing, so it is never an "unpriced" call. */
+	local: z.boolean().optional(),
 });
 export type CallRecord = z.infer<typeof CallRecord>;
 
@@ -172,6 +195,12 @@ export const Turn = z.strictObject({
 	candidates: z.array(Candidate).optional(),
 	/** A human assistant's turn written after the hidden panes (private, oracle) had been shown to them. */
 	sawHidden: z.boolean().optional(),
+	/**
+	 * The reply is not whole: "length" (cut by a token cap or the server's context) or "content_filter"
+	 * (a provider's content filter cut it). Such a turn is kept, but reports can exclude its session
+	 * (`cutTurns` in src/domain/turnCut.ts).
+	 */
+	cut: z.enum(['length', 'content_filter']).optional(),
 });
 export type Turn = z.infer<typeof Turn>;
 

@@ -330,7 +330,8 @@ export class EpisodeEngine {
 				signal,
 				onEvent: this.onCall,
 			});
-			this.emit({type: 'assistant_turn', turn: this.turn({role: 'assistant', content: response.text, t, step: n, source: kind, callId: response.call.id})});
+			// A reply cut by a cap or a content filter is kept and marked, so reports can leave it out (src/domain/turnCut.ts).
+			this.emit({type: 'assistant_turn', turn: this.turn({role: 'assistant', content: response.text, t, step: n, source: kind, callId: response.call.id, ...(response.cut ? {cut: response.cut} : {})})});
 		} catch (error) {
 			if (error instanceof ModelCallError && error.kind !== 'aborted') {
 				throw new EpisodeFailure('ASSISTANT_ERROR', `assistant call failed (${failureLabel(error)}): ${error.message}`, {reason: 'assistant_error', by: 'engine', detail: error.message}, error);
@@ -354,7 +355,8 @@ export class EpisodeEngine {
 			const chosen = chooseCandidate(rated.value);
 			const byCandidate = new Map(rated.value.ratings.map((rating) => [rating.candidate - 1, rating]));
 			const candidates = samples.map((sample, index) => ({content: sample.text, score: byCandidate.get(index)!.score, rationale: byCandidate.get(index)!.rationale, callId: sample.call.id, chosen: index === chosen}));
-			this.emit({type: 'assistant_turn', turn: this.turn({role: 'assistant', content: samples[chosen]!.text, t, step: n, source: input.kind, callId: samples[chosen]!.call.id, candidates})});
+			const cut = samples[chosen]!.call.finishReason;
+			this.emit({type: 'assistant_turn', turn: this.turn({role: 'assistant', content: samples[chosen]!.text, t, step: n, source: input.kind, callId: samples[chosen]!.call.id, candidates, ...(cut === 'length' || cut === 'content_filter' ? {cut} : {})})});
 		} catch (error) {
 			if (error instanceof ModelCallError && error.kind !== 'aborted') {
 				throw new EpisodeFailure('ASSISTANT_ERROR', `best-of-${count} assistant step failed (${failureLabel(error)}): ${error.message}`, {reason: 'assistant_error', by: 'engine', detail: error.message}, error);

@@ -38,6 +38,8 @@ export const CacheEntry = z.strictObject({
 	/** Thinking text removed from the reply (kept so a cache hit's record says what the model thought). */
 	reasoning: z.string().nullable().optional(),
 	tokensEstimated: z.boolean().optional(),
+	/** A kept reply that was not whole (a free-text reply cut by the cap or a content filter), so a cache hit marks its turn the same. */
+	finishReason: z.enum(['length', 'content_filter']).optional(),
 });
 export type CacheEntry = z.infer<typeof CacheEntry>;
 

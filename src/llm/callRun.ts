@@ -1,13 +1,16 @@
 import type {CallRecord, ChatMessage, ModelRole, RoleSettings, TokenUsage} from '../domain/session.js';
+import {truncatedAdvice} from './advice.js';
 import {type CacheEntry, type ResponseCache, cacheKey} from './cache.js';
+import {type Capabilities, type CapabilityStore, capabilitiesOf, nextMode} from './capabilities.js';
 import {type Limiter, headersOf} from './limiter.js';
-import {type Exchange, type Provider, type RawReply, type WireFormat, emitWords} from './provider.js';
+import {isLocal} from './presets.js';
+import {type Exchange, type FinishReason, type Provider, type RawReply, type WireFormat, emitWords} from './provider.js';
 import {joinReasoning, reasoningStreamSplitter, splitReasoning} from './reasoning.js';
 import type {Recorder} from './recorder.js';
-import {type Classified, classifyError, retryDelay} from './retry.js';
+import {type Classified, type Refusal, classifyError, retryDelay} from './retry.js';
 import {maskSecrets} from './secrets.js';
 import type {RetryPolicy} from './settings.js';
-import {feedbackMessage, parseReply, prepareMessages, wireFormat} from './structured.js';
+import {feedbackMessage, modeOfFormat, parseReply, prepareMessages, wireFormat} from './structured.js';
 import {type CallEvent, type FailureKind, ModelCallError, type ModelRequest, type ModelResponse, type StructuredSpec} from './types.js';
 import {ZERO_USAGE, addUsage, countUsage, estimateUsage} from './usage.js';
 
@@ -30,6 +33,8 @@ export type CallContext = {
 	readonly streamOff: Set<ModelRole>;
 	/** True the first time a role's notice is given in this run (notices are said once). */
 	readonly firstNotice: (role: ModelRole, message: string) => boolean;
+	/** What each endpoint and model was found to accept (capabilities.ts); null for a gateway that negotiates nothing. */
+	readonly capabilities: CapabilityStore | null;
 };
 
 /** A failure that ends the call; turned into a ModelCallError carrying the finished record. */
@@ -37,10 +42,14 @@ class CallFailure extends Error {
 	constructor(
 		message: string,
 		readonly kind: FailureKind,
+		readonly refused?: Refusal,
 	) {
 		super(message);
 	}
 }
+
+/** The request changed (a structured mode or option the server refused is dropped): build it again and ask again. */
+class AskAgain extends Error {}
 
 /** A reply with thinking text taken out of every choice. */
 type Clean = RawReply & {readonly choices: readonly string[]; readonly reasoning: string | null; readonly reasoningIn?: 'content' | 'field'; readonly tokensEstimated: boolean};
@@ -54,7 +63,9 @@ type Accepted = Clean & {readonly key: string | null; readonly fromCache: boolea
 export class CallRun<T> {
 	private readonly id: string;
 	private readonly startedAt: number;
-	private readonly format: WireFormat;
+	private format: WireFormat;
+	/** What the endpoint was found to accept, re-read after each step down. */
+	private capabilities: Capabilities | undefined;
 	private readonly spec: StructuredSpec<unknown> | undefined;
 	private attempts = 0;
 	private readonly retries: CallRecord['retries'] = [];
@@ -68,6 +79,11 @@ export class CallRun<T> {
 	private readonly toCache: CacheEntry[] = [];
 	private model: string;
 	private messages: ChatMessage[];
+	/** The re-asks so far (the model's reply and the feedback), after the prompt's own messages. */
+	private tail: ChatMessage[] = [];
+	/** A token cap raised for a re-ask after a cut structured reply ("more room"); null = the role's own. */
+	private maxTokensOverride: number | null = null;
+	private finishReason: FinishReason | undefined;
 	private lastText: string | null = null;
 	private lastChoices: readonly string[] = [];
 	private reasoning: string | null = null;
@@ -83,9 +99,15 @@ export class CallRun<T> {
 		this.id = context.newId();
 		this.startedAt = context.now();
 		this.spec = request.schema as StructuredSpec<unknown> | undefined;
-		this.format = wireFormat(this.spec, settings.structured);
+		this.capabilities = provider.kind === 'openai' ? capabilitiesOf(settings, context.capabilities?.get(settings) ?? null) : undefined;
+		this.format = wireFormat(this.spec, this.capabilities?.structured ?? (settings.structured === 'auto' ? 'json_schema_strict' : settings.structured === 'json_schema' ? 'json_schema_strict' : settings.structured));
 		this.model = settings.model;
 		this.messages = prepareMessages(request.prompt.messages, this.format);
+	}
+
+	/** The conversation for the current format: the prompt (with the schema spelled out where the mode needs it) and every re-ask. */
+	private rebuild(): void {
+		this.messages = [...prepareMessages(this.request.prompt.messages, this.format), ...this.tail];
 	}
 
 	async run(): Promise<ModelResponse<T>> {
@@ -101,7 +123,8 @@ export class CallRun<T> {
 				if (ask >= context.validationRetries) throw new CallFailure(`invalid output after ${ask + 1} repl${ask === 0 ? 'y' : 'ies'}: ${outcome.problems.join('; ')}`, 'invalid_output');
 				// Re-ask inside the same conversation: the model sees its own (clean) reply and every problem.
 				this.validationRetries++;
-				this.messages = [...this.messages, {role: 'assistant', content: reply.text}, {role: 'user', content: feedbackMessage(outcome.problems)}];
+				this.tail = [...this.tail, {role: 'assistant', content: reply.text}, {role: 'user', content: feedbackMessage(outcome.problems)}];
+				this.rebuild();
 				await this.retryAfter(`invalid output: ${outcome.problems[0] ?? 'unknown problem'}`, 0);
 			}
 		} catch (error) {
@@ -110,7 +133,7 @@ export class CallRun<T> {
 			const message = this.mask(failure.message);
 			const call = this.record(false, message);
 			this.emit({type: 'call_failed', call, kind: failure.kind});
-			throw new ModelCallError(`${request.stage} (${request.role}, ${settings.provider}:${settings.model}${settings.baseURL ? ` at ${settings.baseURL}` : ''}) failed: ${message}`, failure.kind, call);
+			throw new ModelCallError(`${request.stage} (${request.role}, ${settings.provider}:${settings.model}${settings.baseURL ? ` at ${settings.baseURL}` : ''}) failed: ${message}`, failure.kind, call, failure.refused);
 		}
 	}
 
@@ -122,24 +145,35 @@ export class CallRun<T> {
 		return settings.stream === true || !context.streamOff.has(request.role);
 	}
 
-	/** One request (fixed messages) until a usable reply: the cache, else attempts with retries. */
+	/** One request until a usable reply; asked again from the start when a refusal changed the request. */
 	private async exchange(): Promise<Accepted> {
-		const {request, settings, provider, context} = this;
+		for (;;) {
+			try {
+				return await this.exchangeOnce();
+			} catch (error) {
+				if (!(error instanceof AskAgain)) throw error;
+			}
+		}
+	}
+
+	/** One request (fixed messages) until a usable reply: the cache, else attempts with retries. */
+	private async exchangeOnce(): Promise<Accepted> {
+		const {request, provider, context} = this;
+		const settings = this.maxTokensOverride === null ? this.settings : {...this.settings, maxTokens: this.maxTokensOverride};
 		const messages = this.messages;
 		const n = Math.max(1, request.n ?? 1);
 		const key = provider.remote && context.cache
-			? cacheKey({provider: settings.provider, baseURL: settings.baseURL, model: settings.model, messages, format: this.format, temperature: settings.temperature, maxTokens: settings.maxTokens, reasoningEffort: settings.reasoningEffort, sample: request.sample, trial: request.trial, repeat: request.repeat, n, extraBody: settings.extraBody})
+			? cacheKey({provider: settings.provider, baseURL: settings.baseURL, model: settings.model, messages, format: this.format, temperature: settings.temperature, maxTokens: this.settings.maxTokens, reasoningEffort: settings.reasoningEffort, sample: request.sample, trial: request.trial, repeat: request.repeat, n, extraBody: settings.extraBody})
 			: null;
 		const hit = key ? context.cache!.get(key) : null;
 		if (hit) {
 			this.attempts++;
-			const reply: Clean = {text: hit.text, choices: hit.choices ?? [hit.text], reasoning: hit.reasoning ?? null, finishReason: 'stop', usage: hit.usage, tokensEstimated: hit.tokensEstimated ?? false};
+			const reply: Clean = {text: hit.text, choices: hit.choices ?? [hit.text], reasoning: hit.reasoning ?? null, finishReason: hit.finishReason ?? 'stop', usage: hit.usage, tokensEstimated: hit.tokensEstimated ?? false};
 			this.book(reply);
 			if (this.format.type === 'text') emitWords(hit.text, request.onToken);
 			return {...reply, key, fromCache: true};
 		}
 		const {policy} = context;
-		let truncatedOnce = false;
 		for (let attempt = 1; ; attempt++) {
 			this.attempts++;
 			if (request.signal?.aborted) throw new CallFailure('aborted', 'aborted');
@@ -157,6 +191,7 @@ export class CallRun<T> {
 				n,
 				signal: request.signal,
 				request: {...(request as unknown as ModelRequest<unknown>), prompt: {...request.prompt, messages}},
+				...(this.capabilities ? {capabilities: this.capabilities} : {}),
 			};
 			let raw: RawReply;
 			let ticket: number | undefined;
@@ -174,10 +209,19 @@ export class CallRun<T> {
 				this.statuses.push(failure.status ?? null);
 				if (provider.remote && failure.status !== undefined) context.limiter.observe({ticket, endpoint: settings.baseURL ?? 'default', rateLimited: failure.kind === 'rate_limited', headers: headersOf(error)});
 				const detail = this.mask(failure.serverMessage ?? failure.detail ?? (error instanceof Error ? error.message : String(error)));
+				if (failure.refused) await this.stepDown(failure, detail, n);
+				if (failure.failedGeneration !== undefined) {
+					// Groq checked the reply against the schema itself and refused it: the model's text is a
+					// reply like any other that broke the schema, so it is re-asked, not the end of the call.
+					const reply = await this.clean({text: failure.failedGeneration, finishReason: 'other', usage: null}, false);
+					this.book(reply);
+					return {...reply, key: null, fromCache: false};
+				}
 				if (failure.kind === 'stream_refused' && stream && settings.stream !== true) {
 					// The server will not stream to this account (OpenAI, for organisations that are not
 					// verified): whole replies from now on, said once; this attempt does not count.
 					context.streamOff.add(request.role);
+					if (this.capabilities) context.capabilities?.learn(this.settings, {stream: false, refusal: {what: 'stream', message: detail}}, 'learned');
 					this.notice(`the server refused to stream (${detail}); ${request.role} replies are asked for whole for the rest of the run (set "stream": false for this role to skip the attempt)`);
 					attempt--;
 					this.statuses.pop();
@@ -194,22 +238,74 @@ export class CallRun<T> {
 				context.limiter.succeeded();
 			}
 			if (!stream && request.onToken && this.format.type === 'text' && reply.text) request.onToken(reply.text);
+			if (reply.finishReason === 'content_filter') {
+				// A provider's content filter cut the reply (Azure): a partial free-text reply is kept and
+				// marked (the turn records it, reports leave it out); nothing to keep is this item's failure.
+				if (this.format.type !== 'text' || reply.text.trim() === '') throw new CallFailure(`the provider's content filter blocked the reply (finish_reason "content_filter")${reply.text.trim() ? '' : ': no text came back'}`, 'content_filter');
+				return {...reply, key, fromCache: false};
+			}
 			if (reply.text.trim() === '') {
 				const reason = reply.refusal ? `refusal: ${reply.refusal}` : reply.reasoning ? (reply.finishReason === 'length' ? 'the token cap was spent on reasoning: no answer came' : 'empty answer after the reasoning') : 'empty reply';
-				if (reply.finishReason === 'length' && reply.reasoning) throw new CallFailure(`${reason}; raise maxTokens for the ${request.role} role, or lower its reasoningEffort (or turn thinking off, e.g. extraBody {"chat_template_kwargs": {"enable_thinking": false}})`, 'truncated');
+				if (reply.finishReason === 'length' && reply.reasoning) throw new CallFailure(`${reason}; ${truncatedAdvice(request.role, settings, reply.usage, {reasoning: true})}`, 'truncated');
 				if (attempt >= policy.maxAttempts) throw new CallFailure(`${reason} after ${attempt} attempt(s)`, 'empty');
 				await this.retryAfter(reason, retryDelay({attempt, policy, retryAfterMs: null, random: context.random}));
 				continue;
 			}
-			if (reply.finishReason === 'length') {
-				// A cut-off reply is usually the token cap, so one more try is all that is worth paying for.
-				if (truncatedOnce || attempt >= policy.maxAttempts) throw new CallFailure(`reply truncated (finish_reason "length") on ${truncatedOnce ? 'two attempts' : 'the last attempt'}; raise maxTokens for the ${request.role} role`, 'truncated');
-				truncatedOnce = true;
-				await this.retryAfter('truncated', 0);
-				continue;
+			if (reply.finishReason === 'length' && this.format.type !== 'text') {
+				// A cut structured reply cannot parse: ask once more with twice the room it had.
+				const room = this.moreRoom(settings, reply.usage);
+				if (room === null || attempt >= policy.maxAttempts) throw new CallFailure(`reply truncated (finish_reason "length")${this.maxTokensOverride !== null ? ` even with ${this.maxTokensOverride} tokens of room` : ''}; ${truncatedAdvice(request.role, this.settings, reply.usage, {reasoning: false})}`, 'truncated');
+				this.maxTokensOverride = room;
+				await this.retryAfter(`truncated: asked again with a ${room}-token cap`, 0);
+				throw new AskAgain();
 			}
+			// A cut free-text reply (finish_reason "length") is kept and marked: asking again under the same
+			// cap gives another cut reply; the turn says it is cut and reports can leave it out.
 			return {...reply, key, fromCache: false};
 		}
+	}
+
+	/**
+	 * A server refused part of the request that the call can do without: a structured mode (the next
+	 * one on the provider's ladder, down to prompt-only), `stream_options` (usage is counted locally),
+	 * OpenRouter's routing (no provider takes a parameter: the structured mode again). What was learnt
+	 * is recorded for the endpoint and model, said once, and the request is asked again. `n` and
+	 * `reasoning_effort` are left to the caller (best-of falls back to single requests; an effort the
+	 * role asked for is not silently dropped).
+	 */
+	private async stepDown(failure: Classified, detail: string, n: number): Promise<void> {
+		const {context, request} = this;
+		const settings = this.settings;
+		if (!this.capabilities) return;
+		if (failure.refused === 'stream_options') {
+			context.capabilities?.learn(settings, {includeUsage: false, refusal: {what: 'stream_options', message: detail}}, 'learned');
+			this.capabilities = {...this.capabilities, includeUsage: false};
+			this.notice(`the server refused stream_options (${detail}); streamed ${request.role} replies are asked for without usage, whose tokens are counted locally`);
+			await this.retryAfter('stream_options refused: asked again without it', 0);
+			throw new AskAgain();
+		}
+		if ((failure.refused === 'response_format' || failure.refused === 'routing') && this.format.type !== 'text' && !(failure.refused === 'routing' && n > 1)) {
+			const mode = modeOfFormat(this.format)!;
+			if (settings.structured !== 'auto') throw new CallFailure(`${failure.reason}: ${detail}; the ${request.role} role's structured mode is set to "${settings.structured}" by hand: set "structured": "auto" (or another mode) so the tool uses what the server accepts`, 'bad_request', failure.refused);
+			const next = nextMode(settings, mode);
+			if (next === null) return;
+			context.capabilities?.learn(settings, {structured: next, refusal: {what: `structured:${mode}`, message: detail}}, 'learned');
+			this.capabilities = capabilitiesOf(settings, context.capabilities?.get(settings) ?? null);
+			if (this.capabilities.structured !== next) this.capabilities = {...this.capabilities, structured: next};
+			this.format = wireFormat(this.spec, next);
+			this.rebuild();
+			this.notice(`${settings.baseURL ?? 'the endpoint'} refused structured mode ${mode} for ${settings.model} (${detail}); ${request.role} calls use ${next} from now on (recorded for this endpoint and model)`);
+			await this.retryAfter(`structured mode ${mode} refused: asked again in ${next}`, 0);
+			throw new AskAgain();
+		}
+	}
+
+	/** The token cap for a re-ask after a cut structured reply: twice the room it had, or null when it already had that. */
+	private moreRoom(settings: RoleSettings, usage: TokenUsage | null): number | null {
+		if (this.maxTokensOverride !== null) return null;
+		const had = settings.maxTokens ?? usage?.completion ?? null;
+		if (had === null || had <= 0) return null;
+		return Math.min(32_768, Math.max(1024, had * 2));
 	}
 
 	/** The final message of a failed attempt: what the server said, how often, and for set-up errors what to change. */
@@ -293,6 +389,7 @@ export class CallRun<T> {
 		if (reply.reasoningIn) this.reasoningIn = this.reasoningIn === 'content' ? 'content' : reply.reasoningIn;
 		if (reply.streamed !== undefined) this.streamed = reply.streamed;
 		if (reply.model) this.model = reply.model;
+		this.finishReason = reply.finishReason;
 		this.context.recorder()?.append({
 			stage: this.request.stage,
 			role: this.request.role,
@@ -319,6 +416,7 @@ export class CallRun<T> {
 				...(reply.choices.length > 1 ? {choices: [...reply.choices]} : {}),
 				...(reply.reasoning ? {reasoning: reply.reasoning} : {}),
 				...(reply.tokensEstimated ? {tokensEstimated: true} : {}),
+				...(reply.finishReason === 'length' || reply.finishReason === 'content_filter' ? {finishReason: reply.finishReason} : {}),
 			});
 		}
 	}
@@ -327,7 +425,8 @@ export class CallRun<T> {
 		for (const entry of this.toCache) this.context.cache?.set(entry);
 		const call = this.record(true, null);
 		this.emit({type: 'call_done', call});
-		return {value, text, texts: choices.length > 0 ? choices : [text], call};
+		const cut = this.finishReason === 'length' || this.finishReason === 'content_filter' ? this.finishReason : undefined;
+		return {value, text, texts: choices.length > 0 ? choices : [text], call, ...(cut ? {cut} : {})};
 	}
 
 	/** The finished record. `attempts` counts cache hits too, so it is never 0. */
@@ -360,6 +459,9 @@ export class CallRun<T> {
 			...(this.streamed !== undefined && this.format.type === 'text' && request.onToken ? {streamed: this.streamed} : {}),
 			...(this.lastChoices.length > 1 ? {choices: [...this.lastChoices]} : {}),
 			...(this.statuses.length > 0 ? {attemptStatuses: [...this.statuses]} : {}),
+			...(this.finishReason ? {finishReason: this.finishReason} : {}),
+			...(modeOfFormat(this.format) ? {structuredMode: modeOfFormat(this.format)!} : {}),
+			...(settings.provider === 'openai' && isLocal(settings) ? {local: true} : {}),
 		};
 	}
 }

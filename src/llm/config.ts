@@ -2,7 +2,7 @@ import {existsSync, readFileSync} from 'node:fs';
 import path from 'node:path';
 import {z} from 'zod';
 import {registerSchema} from '../domain/registry.js';
-import {ReasoningEffort, ResponseFormatMode, StreamMode} from '../domain/session.js';
+import {ProviderPreset, ReasoningEffort, ResponseFormatMode, StreamMode} from '../domain/session.js';
 import {DataError, UserError, zodProblems} from '../util/errors.js';
 import {looksLikeSecret} from './secrets.js';
 
@@ -19,7 +19,7 @@ export const MODEL_DEFAULTS = {
 	retry: {maxAttempts: 5, baseDelayMs: 1000, maxDelayMs: 30_000},
 	validationRetries: 2,
 	timeoutMs: 120_000,
-	structured: 'json_schema',
+	structured: 'auto',
 } as const;
 
 const envVarName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be the NAME of an environment variable (the key itself never goes in a file)');
@@ -33,12 +33,15 @@ export const RoleConfig = z.strictObject({
 	temperature: z.number().min(0).max(2).nullable().optional().describe('omitted from requests when null or unset (some models accept only their default)'),
 	maxTokens: z.number().int().positive().nullable().optional().describe('reply token cap; unset = the endpoint\'s default'),
 	timeoutMs: z.number().int().positive().optional().describe(`per-attempt timeout (default ${MODEL_DEFAULTS.timeoutMs})`),
-	structured: ResponseFormatMode.optional().describe('json_schema (default) | json_object | prompt, for endpoints without strict JSON schema support'),
+	structured: ResponseFormatMode.optional().describe('auto (default: what the server was found to accept, strict json_schema then json_object then prompt-only; `doctor` finds it) | json_schema | json_object | prompt, to fix one mode by hand'),
 	reasoningEffort: ReasoningEffort.nullable().optional().describe('none | minimal | low | medium | high | xhigh, passed through as reasoning_effort (OpenRouter: reasoning.effort); which values a model accepts is up to the server; unset = the model\'s default'),
 	stream: StreamMode.optional().describe('stream free-text replies: true, false, or "auto" (default: stream, and switch to whole replies for the rest of the run when the server refuses streaming)'),
 	extraBody: z.record(z.string(), z.unknown()).optional().describe('JSON merged into every request body of the role, e.g. {"chat_template_kwargs": {"enable_thinking": false}}, {"seed": 7}, {"top_p": 0.9}, {"provider": {"order": ["groq"]}}; never a key'),
-	dialect: z.enum(['openai', 'azure', 'openrouter', 'compatible']).optional().describe('which parameter rules the endpoint follows, when its host does not say (a proxy in front of OpenRouter or Azure); default: from the host (api.openai.com, *.openai.azure.com, openrouter.ai, else compatible)'),
+	dialect: z.enum(['openai', 'azure', 'openrouter', 'compatible']).optional().describe('older form of "provider" (openai, azure, openrouter or compatible); "provider" wins when both are set'),
 	supportsN: z.boolean().optional().describe('the server returns several choices for one request (`n`): best-of-N then asks once instead of N times (OpenAI and vLLM do; Ollama and llama.cpp do not). `doctor` probes it'),
+	provider: ProviderPreset.optional().describe('which provider the endpoint is (openai, azure, gemini, groq, together, fireworks, deepseek, anthropic, openrouter, vllm, ollama, llamacpp, lmstudio, compatible): sets auth, URL shape, parameter rules and error shapes; default: guessed from the base URL\'s host'),
+	family: z.enum(['reasoning', 'chat']).optional().describe('the model\'s family when its name does not say (an Azure deployment name): reasoning models get no temperature and max_completion_tokens'),
+	apiVersion: z.string().regex(/^\d{4}-\d{2}-\d{2}(-preview)?$/, 'an Azure api-version such as 2024-10-21').optional().describe('Azure deployments URL only: the api-version query (default 2024-10-21; one in the base URL wins)'),
 });
 export type RoleConfig = z.infer<typeof RoleConfig>;
 
@@ -63,6 +66,10 @@ export const ConfigFile = z.strictObject({
 	cache: z.boolean().optional().describe('content-addressed response cache in the workspace (default true)'),
 	stream: StreamMode.optional().describe('default of every role\'s "stream"'),
 	dialect: z.enum(['openai', 'azure', 'openrouter', 'compatible']).optional().describe('default of every role\'s "dialect"'),
+	provider: ProviderPreset.optional().describe('default of every role\'s "provider"'),
+	structured: ResponseFormatMode.optional().describe('default of every role\'s "structured" (default auto)'),
+	family: z.enum(['reasoning', 'chat']).optional().describe('default of every role\'s "family"'),
+	apiVersion: z.string().regex(/^\d{4}-\d{2}-\d{2}(-preview)?$/, 'an Azure api-version such as 2024-10-21').optional().describe('default of every role\'s "apiVersion"'),
 	prices: z
 		.record(z.string().describe('model name as sent'), z.strictObject({input: z.number().nonnegative(), output: z.number().nonnegative()}))
 		.optional()

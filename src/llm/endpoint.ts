@@ -1,64 +1,101 @@
-import OpenAI, {APIConnectionError, APIError} from 'openai';
+import {APIConnectionError, APIError} from 'openai';
+import type {ProviderPreset, RoleSettings} from '../domain/session.js';
+import {OPENAI_BASE_URL, openaiClient} from './client.js';
+import {type Preset, PRESETS, guessPreset, presetOfDialect} from './presets.js';
+import {type Classified, classifyStatus} from './retry.js';
 import {connectionProblem, connectionText} from './connection.js';
 import {httpFetch} from './httpFetch.js';
-import {OPENAI_BASE_URL, normalisingFetch} from './openaiProvider.js';
 import {maskSecrets} from './secrets.js';
-import {dialectOf} from './modelFamily.js';
 
-/** Kinds of server the set-up checks tell apart, from their own answers (the model list, native routes). */
-export type ServerKind = 'openai' | 'azure' | 'openrouter' | 'vllm' | 'ollama' | 'llamacpp' | 'unknown';
+/** What the set-up checks call a server: a provider preset (`compatible` when nothing tells it apart). */
+export type ServerKind = ProviderPreset;
 
 export type ListedModel = {readonly id: string; readonly ownedBy: string | null; readonly contextWindow: number | null};
 
-/** What `GET /models` said about one endpoint. */
+/**
+ * What `GET /models` said about one endpoint. `server` is the role's preset when one is set, else
+ * what the host says, else what the list says (vLLM, llama.cpp, Ollama, LM Studio); `guessed` says
+ * it was not set, so `doctor` can say "taken for X; set --provider to be sure".
+ */
 export type ModelList =
-	| {readonly ok: true; readonly models: readonly ListedModel[]; readonly server: ServerKind; readonly latencyMs: number}
-	| {readonly ok: false; readonly problem: 'unreachable' | 'auth' | 'no_list' | 'error'; readonly status: number | null; readonly message: string; readonly server: ServerKind};
+	| {readonly ok: true; readonly models: readonly ListedModel[]; readonly server: ServerKind; readonly guessed: boolean; readonly latencyMs: number}
+	| {readonly ok: false; readonly problem: 'unreachable' | 'auth' | 'no_list' | 'error'; readonly status: number | null; readonly message: string; readonly server: ServerKind; readonly guessed: boolean; readonly classified?: Classified};
 
-export type EndpointTarget = {readonly baseURL: string | null; readonly apiKey: string | undefined; readonly timeoutMs?: number};
+export type EndpointTarget = Pick<RoleSettings, 'baseURL'> & Partial<Pick<RoleSettings, 'preset' | 'presetGuessed' | 'dialect' | 'apiVersion'>> & {readonly apiKey: string | undefined; readonly timeoutMs?: number};
+
+/** The preset a target names, and whether it was only guessed (by host, or not at all). */
+function namedPreset(target: EndpointTarget): {preset: ProviderPreset; guessed: boolean} {
+	const set = target.presetGuessed ? undefined : (target.preset ?? presetOfDialect(target.dialect));
+	return set ? {preset: set, guessed: false} : {preset: target.preset ?? guessPreset(target.baseURL), guessed: true};
+}
 
 /**
- * Asks an endpoint for its models through the official SDK (one attempt, short timeout). The list
- * tells the server's kind too: vLLM marks its entries `owned_by: "vllm"` (with `max_model_len`),
- * llama.cpp `owned_by: "llamacpp"` (one model, served whatever name a request gives), Ollama lists
- * its local tags (`qwen3:8b`); OpenRouter and Azure are known by host.
+ * Asks an endpoint for its models through the official SDK, in its provider's dialect (client.ts:
+ * Azure's URL shapes and api-key, Anthropic's x-api-key), one attempt, short timeout, and reads every
+ * documented shape of the answer: OpenAI's `{data: [...]}`, Together's bare array, Anthropic's
+ * `{data, has_more}` with dated ids, Gemini's ids with a `models/` prefix. The list tells an
+ * unnamed server's kind too: vLLM marks its entries `owned_by: "vllm"` (with `max_model_len`),
+ * llama.cpp `owned_by: "llamacpp"`, LM Studio `organization_owner`, Ollama answers `/api/version`.
  */
 export async function listModels(target: EndpointTarget): Promise<ModelList> {
 	const baseURL = target.baseURL ?? OPENAI_BASE_URL;
-	const hostKind = kindByHost(target.baseURL);
-	const client = new OpenAI({baseURL, apiKey: target.apiKey || 'no-key', maxRetries: 1, timeout: target.timeoutMs ?? 10_000, fetch: normalisingFetch});
+	const {preset, guessed} = namedPreset(target);
+	const client = openaiClient({baseURL: target.baseURL, preset, apiVersion: target.apiVersion, apiKey: target.apiKey, timeoutMs: target.timeoutMs ?? 10_000});
 	const started = Date.now();
+	const known = [target.apiKey ?? ''].filter(Boolean);
 	try {
-		const models: ListedModel[] = [];
-		for await (const model of client.models.list()) {
-			const raw = model as unknown as Record<string, unknown>;
-			const context = numberField(raw, ['max_model_len', 'context_length', 'context_window']) ?? numberField((raw['meta'] as Record<string, unknown>) ?? {}, ['n_ctx_train']);
-			models.push({id: model.id, ownedBy: typeof raw['owned_by'] === 'string' ? raw['owned_by'] : null, contextWindow: context});
-			if (models.length >= 5000) break;
-		}
-		return {ok: true, models, server: hostKind !== 'unknown' ? hostKind : kindByList(models) ?? (await probeOllama(baseURL)) ?? 'unknown', latencyMs: Date.now() - started};
+		const body = await client.get('/models', {maxRetries: 1});
+		const models = entriesOf(body).slice(0, 5000);
+		const server = guessed && preset === 'compatible' ? (kindByList(models) ?? (await probeOllama(baseURL)) ?? 'compatible') : preset;
+		return {ok: true, models, server, guessed, latencyMs: Date.now() - started};
 	} catch (error) {
-		const known = [target.apiKey ?? ''].filter(Boolean);
-		if (error instanceof APIConnectionError) return {ok: false, problem: 'unreachable', status: null, message: maskSecrets(connectionText(connectionProblem(error)!), known), server: hostKind};
+		if (error instanceof APIConnectionError) return {ok: false, problem: 'unreachable', status: null, message: maskSecrets(connectionText(connectionProblem(error)!), known), server: preset, guessed};
 		if (error instanceof APIError && typeof error.status === 'number') {
 			const message = maskSecrets(serverMessage(error), known);
-			if (error.status === 401 || error.status === 403) return {ok: false, problem: 'auth', status: error.status, message, server: hostKind};
-			if (error.status === 404 || error.status === 405) return {ok: false, problem: 'no_list', status: error.status, message, server: hostKind};
-			return {ok: false, problem: 'error', status: error.status, message, server: hostKind};
+			const classified = classifyStatus(error.status, error.headers, Date.now(), (error.error ?? {}) as Parameters<typeof classifyStatus>[3], message);
+			// Gemini says a bad key with a 400 (API_KEY_INVALID): the body decides, not only the status.
+			if (classified.kind === 'auth') return {ok: false, problem: 'auth', status: error.status, message, server: preset, guessed, classified};
+			if (error.status === 404 || error.status === 405) return {ok: false, problem: 'no_list', status: error.status, message, server: preset, guessed, classified};
+			return {ok: false, problem: 'error', status: error.status, message, server: preset, guessed, classified};
 		}
-		return {ok: false, problem: 'error', status: null, message: maskSecrets(error instanceof Error ? error.message : String(error), known), server: hostKind};
+		return {ok: false, problem: 'error', status: null, message: maskSecrets(error instanceof Error ? error.message : String(error), known), server: preset, guessed};
 	}
+}
+
+function entriesOf(body: unknown): ListedModel[] {
+	const raw = Array.isArray(body) ? body : body && typeof body === 'object' && Array.isArray((body as {data?: unknown}).data) ? (body as {data: unknown[]}).data : [];
+	const out: ListedModel[] = [];
+	for (const entry of raw) {
+		if (!entry || typeof entry !== 'object') continue;
+		const record = entry as Record<string, unknown>;
+		const id = typeof record['id'] === 'string' ? record['id'] : typeof record['name'] === 'string' ? record['name'] : null;
+		if (id === null) continue;
+		const context = numberField(record, ['max_model_len', 'context_length', 'context_window']) ?? numberField((record['meta'] as Record<string, unknown>) ?? {}, ['n_ctx_train']);
+		out.push({id, ownedBy: typeof record['owned_by'] === 'string' ? record['owned_by'] : null, contextWindow: context});
+	}
+	return out;
 }
 
 /**
  * Whether `model` is among an endpoint's models, the way that server resolves names: Ollama reads a
- * name without a tag as `:latest`; llama.cpp serves its one model whatever the request calls it.
+ * name without a tag as `:latest`; llama.cpp serves its one model whatever the request calls it
+ * (`any`); Gemini lists `models/gemini-2.5-flash` and takes `gemini-2.5-flash`; Anthropic lists dated
+ * ids (`claude-sonnet-4-5-20250929`) and takes their aliases (`claude-sonnet-4-5`, `...-latest`);
+ * Azure lists base models, never deployments, so its list cannot say (`unlisted`: a call must).
  */
-export function modelListed(model: string, list: {readonly models: readonly ListedModel[]; readonly server: ServerKind}): boolean | 'any' {
-	if (list.server === 'llamacpp') return 'any';
-	const ids = new Set(list.models.map((entry) => entry.id));
-	if (ids.has(model)) return true;
-	if (list.server === 'ollama' && !model.includes(':') && ids.has(`${model}:latest`)) return true;
+export function modelListed(model: string, list: {readonly models: readonly ListedModel[]; readonly server: ServerKind}): boolean | 'any' | 'unlisted' {
+	const preset: Preset = PRESETS[list.server];
+	if (preset.models === 'any-name') return 'any';
+	if (preset.models === 'base-models') return 'unlisted';
+	const prefix = preset.idPrefix ?? '';
+	const ids = new Set(list.models.map((entry) => (prefix && entry.id.startsWith(prefix) ? entry.id.slice(prefix.length) : entry.id)));
+	const bare = prefix && model.startsWith(prefix) ? model.slice(prefix.length) : model;
+	if (ids.has(bare)) return true;
+	if (list.server === 'ollama' && !bare.includes(':') && ids.has(`${bare}:latest`)) return true;
+	if (preset.models === 'aliases') {
+		const stem = bare.replace(/-latest$/, '');
+		for (const id of ids) if (id.startsWith(`${stem}-`) && (/^\d{8}$/.test(id.slice(stem.length + 1)) || bare.endsWith('-latest'))) return true;
+	}
 	return false;
 }
 
@@ -98,16 +135,12 @@ export async function llamaCppContext(baseURL: string, timeoutMs = 5000): Promis
 	return typeof value === 'number' ? value : null;
 }
 
-function kindByHost(baseURL: string | null): ServerKind {
-	const dialect = dialectOf(baseURL);
-	return dialect === 'compatible' ? 'unknown' : dialect;
-}
-
 function kindByList(models: readonly ListedModel[]): ServerKind | null {
 	const owners = new Set(models.map((model) => model.ownedBy?.toLowerCase()));
 	if (owners.has('vllm')) return 'vllm';
 	if (owners.has('llamacpp')) return 'llamacpp';
 	if (owners.has('ollama')) return 'ollama';
+	if (owners.has('organization_owner')) return 'lmstudio';
 	return null;
 }
 

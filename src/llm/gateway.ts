@@ -4,6 +4,7 @@ import {setTimeout as delay} from 'node:timers/promises';
 import type {CallRecord, ModelRole, ProviderKind, RoleSettings} from '../domain/session.js';
 import {type ResponseCache, createFileCache} from './cache.js';
 import {type CallContext, CallRun} from './callRun.js';
+import {type CapabilityStore, capabilitiesFile, capabilitiesOf, createCapabilityStore} from './capabilities.js';
 import {MODEL_DEFAULTS} from './config.js';
 import {type Limiter, type Pacing, createLimiter} from './limiter.js';
 import {createMockProvider} from './mockProvider.js';
@@ -12,7 +13,7 @@ import type {Provider} from './provider.js';
 import {type Recorder, createRecorder} from './recorder.js';
 import {ReplaySource, createReplayProvider} from './replayProvider.js';
 import type {ModelSettings, RetryPolicy} from './settings.js';
-import type {CallEvent, ModelGateway, ModelRequest} from './types.js';
+import {type CallEvent, ModelCallError, type ModelGateway, type ModelRequest} from './types.js';
 
 export type GatewayOptions = {
 	/** How each role reaches its model (from `resolveRoleSettings(...).roles`). */
@@ -49,6 +50,12 @@ export type GatewayOptions = {
 	readonly mockTokenDelayMs?: number;
 	/** A limiter to share (one budget across the threads of a batch); default: a limiter of this gateway's own. */
 	readonly limiter?: Limiter;
+	/**
+	 * What endpoints were found to accept (capabilities.ts). Default: the record `doctor` writes in the
+	 * workspace (`<workspaceDir>/capabilities.json`), which runs read and extend; null negotiates in
+	 * memory only.
+	 */
+	readonly capabilities?: CapabilityStore | null;
 };
 
 /** Gateway options from resolved settings plus the run's environment. */
@@ -98,10 +105,12 @@ export function createGateway(options: GatewayOptions): ModelGateway {
 		for (const listener of listeners) listener(event);
 	};
 	const noticed = new Set<string>();
+	const capabilities = options.capabilities === undefined ? createCapabilityStore(capabilitiesFile(options.workspaceDir)) : (options.capabilities ?? createCapabilityStore(null));
 	const apiKeyEnvs = [...new Set([MODEL_DEFAULTS.apiKeyEnv, ...Object.values(options.apiKeyEnv ?? {})])];
 	const context: CallContext = {
 		secrets: () => apiKeyEnvs.map((name) => env[name]).filter((key): key is string => typeof key === 'string' && key.length > 0),
 		streamOff: new Set(),
+		capabilities,
 		firstNotice: (role, message) => {
 			const key = `${role}\u0000${message}`;
 			if (noticed.has(key)) return false;
@@ -137,14 +146,33 @@ export function createGateway(options: GatewayOptions): ModelGateway {
 		async sample(request, count) {
 			const settings = request.settings ?? settingsOf(request.role);
 			const out: Array<{text: string; call: CallRecord}> = [];
-			if (settings.supportsN && count > 1) {
-				const response = await call({...request, n: count, sample: 0});
-				for (const text of (response.texts ?? [response.text]).slice(0, count)) out.push({text, call: response.call});
+			// `n` when the role says the server honours it, or (unset) when doctor found it does.
+			const found = settings.provider === 'openai' ? capabilitiesOf(settings, capabilities.get(settings)).n : null;
+			const useN = count > 1 && settings.supportsN !== false && (settings.supportsN === true || found === true) && capabilities.get(settings)?.n !== false;
+			if (useN) {
+				try {
+					const response = await call({...request, n: count, sample: 0});
+					for (const text of (response.texts ?? [response.text]).slice(0, count)) out.push({text, call: response.call});
+				} catch (error) {
+					// The server refuses `n` although the role says it supports it: best-of asks N times instead, said once and recorded.
+					if (!(error instanceof ModelCallError) || (error.refused !== 'n' && error.refused !== 'routing')) throw error;
+					capabilities.learn(settings, {n: false, refusal: {what: 'n', message: error.call.error ?? error.message}}, 'learned');
+					const message = `the server refused n=${count} (${error.call.error ?? error.message}); best-of-${count} asks ${count} times instead (set "supportsN": false for the ${request.role} role)`;
+					if (context.firstNotice(request.role, message)) {
+						const notice = {type: 'notice', role: request.role, message} as const;
+						emit(notice);
+						request.onEvent?.(notice);
+					}
+				}
 			}
 			// Samples the server did not return (Ollama and llama.cpp ignore `n`), or every sample when it cannot.
 			const missing = Array.from({length: count - out.length}, (_, i) => out.length + i);
 			const more = await Promise.all(missing.map((sample) => call({...request, sample}).then((response) => ({text: response.text, call: response.call}))));
 			return [...out, ...more];
+		},
+		capabilities(role, given) {
+			const settings = given ?? settingsOf(role);
+			return settings.provider === 'openai' ? capabilitiesOf(settings, capabilities.get(settings)) : null;
 		},
 		concurrency() {
 			return {limit: limiter.limit, max: limiter.max};

@@ -1,19 +1,13 @@
-import OpenAI, {APIConnectionError, APIConnectionTimeoutError, APIUserAbortError} from 'openai';
+import OpenAI, {APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError} from 'openai';
 import type {ChatCompletionCreateParamsBase} from 'openai/resources/chat/completions';
-import type {ModelRole, RoleSettings, TokenUsage} from '../domain/session.js';
+import type {ModelRole, TokenUsage} from '../domain/session.js';
+import {createClientCache} from './client.js';
+import {errorInCompletion} from './openaiFetch.js';
 import {wireRules} from './modelFamily.js';
 import type {Exchange, FinishReason, Provider, RawReply} from './provider.js';
 import {assertNever} from './structured.js';
-import {httpFetch} from './httpFetch.js';
 
-/** Where requests go when a role has no base URL (passed explicitly so the SDK never reads process.env itself). */
-export const OPENAI_BASE_URL = 'https://api.openai.com/v1';
-
-/**
- * Placeholder key for keyless endpoints (a local vLLM or Ollama behind a base URL): the SDK refuses
- * to start without one. Settings resolution already rejects api.openai.com without a key.
- */
-const KEYLESS = 'no-key';
+export {OPENAI_BASE_URL} from './client.js';
 
 export type OpenAIProviderOptions = {
 	/** The API key for a role, read at call time from the env var its settings name. */
@@ -24,37 +18,30 @@ export type OpenAIProviderOptions = {
 };
 
 /**
- * The only provider that talks to a network, always through the official SDK. One attempt per call:
- * the SDK's own retries are off (`maxRetries: 0`) because the gateway's loop owns retries, their
- * records and their events.
+ * The only provider that talks to a network, always through the official SDK (its Azure client for
+ * Azure's deployments URL: client.ts). One attempt per call: the SDK's own retries are off because
+ * the gateway's loop owns retries, their records and their events.
  */
 export function createOpenAIProvider(options: OpenAIProviderOptions): Provider {
-	const clients = new Map<string, OpenAI>();
-	const clientFor = (settings: RoleSettings, apiKey: string): OpenAI => {
-		const baseURL = settings.baseURL ?? OPENAI_BASE_URL;
-		const id = JSON.stringify([baseURL, apiKey, settings.timeoutMs]);
-		let client = clients.get(id);
-		if (!client) {
-			client = new OpenAI({baseURL, apiKey, maxRetries: 0, timeout: settings.timeoutMs, organization: options.organization ?? null, project: options.project ?? null, fetch: normalisingFetch});
-			clients.set(id, client);
-		}
-		return client;
-	};
+	const clientFor = createClientCache();
 
 	return {
 		kind: 'openai',
 		remote: true,
 		async complete(exchange) {
-			const client = clientFor(exchange.settings, options.apiKeyFor(exchange.role) || KEYLESS);
+			const {settings} = exchange;
+			const client = clientFor({baseURL: settings.baseURL, preset: settings.preset, dialect: settings.dialect, apiVersion: settings.apiVersion, apiKey: options.apiKeyFor(exchange.role), timeoutMs: settings.timeoutMs, organization: options.organization ?? null, project: options.project ?? null});
 			// Our own deadline: a whole reply must arrive within timeoutMs, and a stream may stay
 			// silent between chunks for at most timeoutMs (a long answer that keeps coming is not hung).
 			// The SDK's own timeout stops at the response headers.
-			const deadline = new Deadline(exchange.settings.timeoutMs, exchange.signal);
+			const deadline = new Deadline(settings.timeoutMs, exchange.signal);
 			const requestOptions = {signal: deadline.signal, headers: callHeaders(exchange)};
 			try {
 				const body = chatBody(exchange);
 				if (exchange.stream && exchange.format.type === 'text') return await streamed(client, body, requestOptions, exchange, deadline);
 				const {data: completion, response} = await client.chat.completions.create({...body, stream: false}, requestOptions).withResponse();
+				const failed = errorInCompletion(completion);
+				if (failed) throw failed;
 				// A proxy may answer 200 with something that is not a completion: treat it as an empty reply.
 				const choices = completion.choices ?? [];
 				const first = choices[0];
@@ -133,7 +120,9 @@ class Deadline {
 }
 
 async function streamed(client: OpenAI, body: ChatCompletionCreateParamsBase, requestOptions: {signal: AbortSignal; headers: Record<string, string>}, exchange: Exchange, deadline: Deadline): Promise<RawReply> {
-	const {data: stream, response} = await client.chat.completions.create({...body, stream: true, stream_options: {include_usage: true}}, requestOptions).withResponse();
+	// Usage in the last chunk, where the server was not found to refuse stream_options (capabilities.ts).
+	const usageOption = exchange.capabilities?.includeUsage === false ? {} : {stream_options: {include_usage: true}};
+	const {data: stream, response} = await client.chat.completions.create({...body, stream: true, ...usageOption}, requestOptions).withResponse();
 	let text = '';
 	let reasoning = '';
 	let finishReason: FinishReason = 'other';
@@ -153,6 +142,9 @@ async function streamed(client: OpenAI, body: ChatCompletionCreateParamsBase, re
 		if (choice?.finish_reason) {
 			finished = true;
 			finishReason = finishReasonOf(choice.finish_reason);
+			// OpenRouter ends a failed generation with finish_reason "error" (with an error field the SDK
+			// throws on; without one, this is the same failure): a failed attempt, never a reply.
+			if (finishReason === 'error') throw new APIError(undefined, {message: 'the server ended the stream with finish_reason "error"', code: 'server_error'}, undefined, undefined);
 		}
 		if (chunk.usage) usage = usageOf(chunk.usage);
 	}
@@ -177,7 +169,7 @@ export function chatBody(exchange: Pick<Exchange, 'settings' | 'messages' | 'for
 	const rules = wireRules(settings);
 	const body: ChatCompletionCreateParamsBase & Record<string, unknown> = {model: settings.model, messages: messages.map(({role, content}) => ({role, content}))};
 	if (settings.temperature !== null && rules.sampling) body.temperature = settings.temperature;
-	if (settings.reasoningEffort) {
+	if (settings.reasoningEffort && rules.effortField !== null) {
 		if (rules.effortField === 'reasoning.effort') body['reasoning'] = {effort: settings.reasoningEffort};
 		else body.reasoning_effort = settings.reasoningEffort as ChatCompletionCreateParamsBase['reasoning_effort'];
 	}
@@ -185,7 +177,7 @@ export function chatBody(exchange: Pick<Exchange, 'settings' | 'messages' | 'for
 	if (exchange.n !== undefined && exchange.n > 1) body.n = exchange.n;
 	switch (format.type) {
 		case 'json_schema':
-			body.response_format = {type: 'json_schema', json_schema: {name: format.name, strict: true, schema: {...format.jsonSchema}}};
+			body.response_format = {type: 'json_schema', json_schema: {name: format.name, strict: format.strict !== false, schema: {...format.jsonSchema}}};
 			break;
 		case 'json_object':
 			body.response_format = {type: 'json_object'};
@@ -205,39 +197,8 @@ function callHeaders(exchange: Pick<Exchange, 'role' | 'stage'>): Record<string,
 	return {'x-cultureconverse-role': exchange.role, 'x-cultureconverse-stage': exchange.stage.replace(/[^\x20-\x7e]/g, '?')};
 }
 
-/**
- * Error bodies in the shape the SDK reads (`{"error": {message, type, code, param}}`). vLLM answers
- * errors with the fields at the top level (`{"object": "error", "message": ..., "code": 400}`), which
- * the SDK would report as "400 status code (no body)"; Ollama sometimes answers `{"error": "text"}`.
- * Both are rewrapped here so every server's message reaches the user.
- */
-export const normalisingFetch: typeof fetch = async (input, init) => {
-	const response = await httpFetch(input, init);
-	if (response.ok) return response;
-	const text = await response.text();
-	let body: unknown;
-	try {
-		body = JSON.parse(text);
-	} catch {
-		return new Response(text, {status: response.status, statusText: response.statusText, headers: response.headers});
-	}
-	return new Response(JSON.stringify(normaliseErrorBody(body)), {status: response.status, statusText: response.statusText, headers: response.headers});
-};
-
-export function normaliseErrorBody(body: unknown): unknown {
-	if (!body || typeof body !== 'object' || Array.isArray(body)) return body;
-	const record = body as Record<string, unknown>;
-	if (typeof record['error'] === 'string') return {error: {message: record['error'], type: null, code: null, param: null}};
-	if (record['error'] && typeof record['error'] === 'object') return body;
-	if (typeof record['message'] === 'string' || typeof record['detail'] === 'string') {
-		return {error: {message: record['message'] ?? record['detail'], type: record['type'] ?? null, code: record['code'] ?? null, param: record['param'] ?? null}};
-	}
-	return body;
-}
-
 function finishReasonOf(reason: string | null | undefined): FinishReason {
-	if (reason === 'stop') return 'stop';
-	if (reason === 'length') return 'length';
+	if (reason === 'stop' || reason === 'length' || reason === 'content_filter' || reason === 'error') return reason;
 	return 'other';
 }
 

@@ -25,7 +25,7 @@ export type CostEstimate = {
 };
 
 /**
- * Estimated spend of the billable calls (cache hits and mock calls cost nothing). A model is priced by
+ * Estimated spend of the billable calls (cache hits, mock calls and calls to local servers cost nothing). A model is priced by
  * its exact name first, then without a router's vendor prefix ("openai/gpt-5-mini" as "gpt-5-mini").
  */
 export function estimateCost(calls: readonly CallRecord[], prices: Readonly<Record<string, Price>> = {}): CostEstimate {
@@ -34,7 +34,8 @@ export function estimateCost(calls: readonly CallRecord[], prices: Readonly<Reco
 	let estimatedUsd = 0;
 	let unpriced = 0;
 	for (const call of calls) {
-		if (call.cached || call.provider !== 'openai') continue;
+		// A local server (vLLM, Ollama, llama.cpp, LM Studio, loopback) costs nothing: never "unpriced".
+		if (call.cached || call.provider !== 'openai' || call.local) continue;
 		const price = table[call.model] ?? table[bareModel(call.model)];
 		if (!price) {
 			unpriced++;
@@ -48,7 +49,8 @@ export function estimateCost(calls: readonly CallRecord[], prices: Readonly<Reco
 }
 
 /** The price of one billable call, or null for a model with no known price. */
-export function callPrice(call: Pick<CallRecord, 'model' | 'tokens'>, prices: Readonly<Record<string, Price>> = {}): number | null {
+export function callPrice(call: Pick<CallRecord, 'model' | 'tokens' | 'local'>, prices: Readonly<Record<string, Price>> = {}): number | null {
+	if (call.local) return 0;
 	const price = prices[call.model] ?? DEFAULT_PRICES[call.model] ?? prices[bareModel(call.model)] ?? DEFAULT_PRICES[bareModel(call.model)];
 	return price ? (call.tokens.prompt * price.input + call.tokens.completion * price.output) / 1_000_000 : null;
 }

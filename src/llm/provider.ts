@@ -1,4 +1,5 @@
 import type {ChatMessage, ModelRole, ProviderKind, RoleSettings, TokenUsage} from '../domain/session.js';
+import type {Capabilities} from './capabilities.js';
 import type {FailureKind, ModelRequest, StructuredSpec} from './types.js';
 
 /**
@@ -7,7 +8,8 @@ import type {FailureKind, ModelRequest, StructuredSpec} from './types.js';
  */
 export type WireFormat =
 	| {readonly type: 'text'}
-	| {readonly type: 'json_schema' | 'json_object' | 'prompt'; readonly name: string; readonly jsonSchema: Readonly<Record<string, unknown>>};
+	/** `strict: false` only for best-effort json_schema (Groq, Gemini, Together, Fireworks); absent = strict, so cache keys of strict calls stay as they were. */
+	| {readonly type: 'json_schema' | 'json_object' | 'prompt'; readonly name: string; readonly jsonSchema: Readonly<Record<string, unknown>>; readonly strict?: false};
 
 /** One request/response round trip with a provider (a call has one per attempt and re-ask). */
 export type Exchange = {
@@ -26,9 +28,12 @@ export type Exchange = {
 	readonly signal: AbortSignal | undefined;
 	/** The originating request, with `prompt.messages` replaced by the current conversation (mock generators read it). */
 	readonly request: ModelRequest<unknown>;
+	/** What the endpoint was found to accept (capabilities.ts): whether to send stream_options, n. Absent for mock and replay. */
+	readonly capabilities?: Capabilities;
 };
 
-export type FinishReason = 'stop' | 'length' | 'other';
+/** Why a reply ended: "content_filter" (a provider's filter cut it) and "error" (OpenRouter's mid-stream failure) are not whole replies. */
+export type FinishReason = 'stop' | 'length' | 'content_filter' | 'error' | 'other';
 
 export type RawReply = {
 	/** The (first) choice's content, as the server sent it (thinking blocks are removed later, in one place). */

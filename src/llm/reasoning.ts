@@ -8,16 +8,19 @@
  * - A reply cut off by the token cap can end inside an unclosed block.
  * - gpt-oss in raw harmony format marks channels: `<|channel|>analysis<|message|>...` before
  *   `<|channel|>final<|message|>answer`.
+ * - Gemini's OpenAI compatibility with thought summaries on (`include_thoughts`) wraps them in
+ *   `<thought>...</thought>` ahead of the answer (ai.google.dev/gemini-api/docs/openai).
  *
  * Everything removed is returned as `reasoning`, so it can be kept on the call record and never
  * reaches transcripts, the simulator, the judge, exports or JSON extraction.
  */
 
-const TAGS = ['think', 'thinking', 'reasoning'] as const;
+const TAGS = ['think', 'thinking', 'thought', 'reasoning'] as const;
 const OPEN = new RegExp(`<(${TAGS.join('|')})>`, 'i');
 const BLOCK = new RegExp(`<(${TAGS.join('|')})>([\\s\\S]*?)</\\1>`, 'gi');
 const CLOSE_ONLY = new RegExp(`^([\\s\\S]*?)</(${TAGS.join('|')})>`, 'i');
 const OPENING_TAGS = TAGS.map((tag) => `<${tag}>`);
+const LEADING_OPEN = new RegExp(`^<(${TAGS.join('|')})>`, 'i');
 const HARMONY_FINAL = '<|channel|>final<|message|>';
 
 export type SplitReply = {
@@ -82,7 +85,7 @@ export function reasoningStreamSplitter(handlers: {onContent: (delta: string) =>
 		for (;;) {
 			if (state === 'start') {
 				const trimmed = buffer.replace(/^\s+/, '');
-				const open = /^<(think|thinking|reasoning)>/i.exec(trimmed);
+				const open = LEADING_OPEN.exec(trimmed);
 				if (open) {
 					state = 'thinking';
 					closeTag = `</${open[1]!.toLowerCase()}>`;

@@ -20,7 +20,7 @@ export const RecordingLine = z.object({
 	response: z.object({
 		text: z.string(),
 		usage: TokenUsage.nullable(),
-		finishReason: z.enum(['stop', 'length', 'other']).optional(),
+		finishReason: z.enum(['stop', 'length', 'content_filter', 'error', 'other']).optional(),
 		/** Thinking text the reply carried (already removed from `text`). */
 		reasoning: z.string().nullable().optional(),
 		choices: z.array(z.string()).optional(),

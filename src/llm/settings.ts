@@ -1,9 +1,12 @@
 import path from 'node:path';
 import type {FlagSpec, Flags} from '../commands/types.js';
-import {ModelRole, type ResponseFormatMode, type RoleSettings} from '../domain/session.js';
+import {ModelRole, ProviderPreset, type ResponseFormatMode, type RoleSettings} from '../domain/session.js';
 import {UserError} from '../util/errors.js';
+import {nearMatches} from '../util/suggest.js';
 import {CONFIG_FILE_NAME, type ConfigFile, MODEL_DEFAULTS, type RoleConfig, loadConfigFile} from './config.js';
-import {dialectOf, fitToModel} from './modelFamily.js';
+import {azureShape} from './client.js';
+import {fitToModel} from './modelFamily.js';
+import {PRESETS, PRESET_IDS, guessPreset, isLoopback, presetOfDialect} from './presets.js';
 
 /** Flags every command that calls models accepts (merge into a command's `flags`). */
 export const modelFlags: Record<string, FlagSpec> = {
@@ -15,6 +18,7 @@ export const modelFlags: Record<string, FlagSpec> = {
 	assistantModel: {type: 'string', description: 'Model for the assistant under test'},
 	judgeModel: {type: 'string', description: 'Model for the judge'},
 	baseUrl: {type: 'string', description: 'OpenAI-compatible endpoint for every role (overrides OPENAI_BASE_URL and the config file)'},
+	provider: {type: 'string', description: `Which provider every role's endpoint is (${PRESET_IDS.join(', ')} or compatible): sets auth, URL shape, parameter rules and error shapes; default: guessed from the base URL (docs/providers.md)`},
 	cache: {type: 'boolean', default: true, description: 'Use the response cache (--no-cache to call the model every time)'},
 	record: {type: 'string', description: 'Append every model exchange to this JSONL file (play it back with --<role>-model replay:FILE)'},
 	concurrency: {type: 'number', description: `Model calls in flight at once, across roles (default ${MODEL_DEFAULTS.concurrency})`},
@@ -82,9 +86,30 @@ export function resolveRoleSettings(options: {flags: Flags; env: NodeJS.ProcessE
 	const flagBaseURL = stringFlag(flags, 'baseUrl');
 	if (flagBaseURL !== undefined && !/^https?:\/\/\S+$/.test(flagBaseURL)) throw new UserError(`--base-url '${flagBaseURL}' is not an http(s) URL.`);
 
+	const flagProvider = stringFlag(flags, 'provider');
+	if (flagProvider !== undefined && !ProviderPreset.safeParse(flagProvider).success) {
+		const near = nearMatches(flagProvider, ProviderPreset.options, 2);
+		throw new UserError(`--provider '${flagProvider}' is not a provider this tool knows${near.length > 0 ? ` (did you mean ${near.join(' or ')}?)` : ''}: use one of ${ProviderPreset.options.join(', ')}.`);
+	}
+
 	const roleConfig = (role: ModelRole): RoleConfig => config.roles?.[role] ?? {};
-	const keyEnvOf = (role: ModelRole) => roleConfig(role).apiKeyEnv ?? config.apiKeyEnv ?? MODEL_DEFAULTS.apiKeyEnv;
-	const baseURLOf = (role: ModelRole) => flagBaseURL ?? roleConfig(role).baseURL ?? config.baseURL ?? nonEmpty(env['OPENAI_BASE_URL']) ?? null;
+	// The preset a role names (flag, role, top level, the older "dialect"); undefined = guess from the URL.
+	const namedPresetOf = (role: ModelRole): ProviderPreset | undefined =>
+		(flagProvider as ProviderPreset | undefined) ?? roleConfig(role).provider ?? config.provider ?? presetOfDialect(roleConfig(role).dialect ?? config.dialect);
+	const baseURLOf = (role: ModelRole) => {
+		const given = flagBaseURL ?? roleConfig(role).baseURL ?? config.baseURL ?? nonEmpty(env['OPENAI_BASE_URL']);
+		if (given !== undefined) return given;
+		const named = namedPresetOf(role);
+		// OpenAI's own endpoint stays null (the SDK default); other presets go where their docs say.
+		return named === undefined || named === 'openai' ? null : PRESETS[named].baseURL;
+	};
+	const keyEnvOf = (role: ModelRole) => {
+		const set = roleConfig(role).apiKeyEnv ?? config.apiKeyEnv;
+		if (set) return set;
+		// The provider's own variable (GROQ_API_KEY, GEMINI_API_KEY, ...) when it is set; else OPENAI_API_KEY.
+		const documented = PRESETS[namedPresetOf(role) ?? guessPreset(baseURLOf(role))].keyEnv;
+		return documented && nonEmpty(env[documented]) ? documented : MODEL_DEFAULTS.apiKeyEnv;
+	};
 	const offline = ROLES.every((role) => baseURLOf(role) === null && !nonEmpty(env[keyEnvOf(role)])) && !nonEmpty(env[MODEL_DEFAULTS.apiKeyEnv]);
 	const streamFlag = flags['stream'];
 
@@ -94,15 +119,19 @@ export function resolveRoleSettings(options: {flags: Flags; env: NodeJS.ProcessE
 	for (const role of ROLES) {
 		const rc = roleConfig(role);
 		const named = stringFlag(flags, `${role}Model`) ?? rc.model ?? stringFlag(flags, 'model') ?? config.model;
+		const namedPreset = namedPresetOf(role);
+		if (namedPreset === 'azure' && baseURLOf(role) === null) {
+			throw new UserError(`The ${role} role is on Azure OpenAI but has no base URL: set --base-url (or "baseURL") to your resource, e.g. https://RESOURCE.openai.azure.com/openai/v1/ (the v1 API) or https://RESOURCE.openai.azure.com (deployments URL; the model is then the deployment name).`);
+		}
 		const baseURL = baseURLOf(role);
-		const onOpenAI = baseURL === null || (rc.dialect ?? config.dialect ?? dialectOf(baseURL)) === 'openai';
-		const model = named ?? (offline ? 'mock' : onOpenAI ? MODEL_DEFAULTS.model : '');
+		const preset = namedPreset ?? guessPreset(baseURL);
+		const model = named ?? (offline ? 'mock' : preset === 'openai' ? MODEL_DEFAULTS.model : preset === 'azure' && baseURL ? (azureDeploymentOf(baseURL) ?? '') : '');
 		if (model === '') unset.push(role);
 		const common = {
 			temperature: rc.temperature ?? null,
 			maxTokens: rc.maxTokens ?? null,
 			timeoutMs: rc.timeoutMs ?? MODEL_DEFAULTS.timeoutMs,
-			structured: rc.structured ?? (MODEL_DEFAULTS.structured as ResponseFormatMode),
+			structured: rc.structured ?? config.structured ?? (MODEL_DEFAULTS.structured as ResponseFormatMode),
 			reasoningEffort: rc.reasoningEffort ?? null,
 			...optional('stream', streamFlag === false ? false : (rc.stream ?? config.stream)),
 			...optional('extraBody', rc.extraBody),
@@ -111,10 +140,9 @@ export function resolveRoleSettings(options: {flags: Flags; env: NodeJS.ProcessE
 		};
 		roles[role] = {...common, ...providerOf(model, cwd), baseURL: null};
 		if (roles[role].provider === 'openai') {
-			roles[role] = fitToModel({...roles[role], baseURL});
-			if (baseURL === null && model !== '' && !nonEmpty(env[keyEnvOf(role)])) {
-				throw new UserError(`The ${role} role uses ${model} on api.openai.com but the environment variable ${keyEnvOf(role)} (its apiKeyEnv) is not set. Set it, or give the role a baseURL, or use --${role}-model mock.`);
-			}
+			const wire = {preset, ...(namedPreset === undefined ? {presetGuessed: true} : {}), ...optional('family', rc.family ?? config.family), ...optional('apiVersion', rc.apiVersion ?? config.apiVersion)};
+			roles[role] = fitToModel({...roles[role], baseURL, ...wire});
+			if (model !== '' && !nonEmpty(env[keyEnvOf(role)])) requireKey(role, model, baseURL, preset, keyEnvOf(role));
 		}
 		apiKeyEnv[role] = keyEnvOf(role);
 	}
@@ -156,6 +184,28 @@ export function requireRoles(settings: Pick<ModelSettings, 'unset' | 'roles'>, n
 			`Only OpenAI's own endpoint has a default model; name yours with --model NAME (every role), or ${flags}, or "model" in ${CONFIG_FILE_NAME}. ` +
 			'`cultureconverse doctor` lists the models the server offers.',
 	);
+}
+
+/**
+ * A hosted provider always needs a key: stop before anything runs when none is set, naming the
+ * variables read. Local servers and loopback URLs (a test server, a tunnel) are left to answer.
+ */
+function requireKey(role: ModelRole, model: string, baseURL: string | null, preset: ProviderPreset, keyEnv: string): void {
+	const row = PRESETS[preset];
+	if (row.local || preset === 'compatible' || isLoopback(baseURL)) return;
+	// A variable the role names itself is the only one read; otherwise the provider's own, then OPENAI_API_KEY.
+	const names = keyEnv !== MODEL_DEFAULTS.apiKeyEnv && keyEnv !== row.keyEnv ? [keyEnv] : [...new Set([row.keyEnv ?? keyEnv, MODEL_DEFAULTS.apiKeyEnv])];
+	throw new UserError(`The ${role} role uses ${model} on ${row.label} (${baseURL ?? 'https://api.openai.com/v1'}) but no API key is set: set ${names.join(' or ')}, or name your own variable with "apiKeyEnv"; or use --${role}-model mock.`);
+}
+
+/** The deployment an Azure deployments URL names (it is then the role's model unless one is named). */
+function azureDeploymentOf(baseURL: string): string | null {
+	try {
+		const shape = azureShape(baseURL, undefined);
+		return shape.kind === 'deployments' ? shape.deployment : null;
+	} catch {
+		return null;
+	}
 }
 
 function listOf(items: readonly string[]): string {

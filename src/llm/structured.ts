@@ -1,6 +1,7 @@
 import {zodResponseFormat} from 'openai/helpers/zod';
 import type {z} from 'zod';
-import type {ChatMessage, ResponseFormatMode} from '../domain/session.js';
+import type {ChatMessage} from '../domain/session.js';
+import type {StructuredMode} from './presets.js';
 import {zodProblems} from '../util/errors.js';
 import type {WireFormat} from './provider.js';
 import {splitReasoning} from './reasoning.js';
@@ -45,9 +46,23 @@ export function portable(node: unknown): Record<string, unknown> {
 	return out;
 }
 
-export function wireFormat(spec: StructuredSpec<unknown> | undefined, mode: ResponseFormatMode): WireFormat {
+/**
+ * What goes on the wire for a structured mode (capabilities.ts chooses the mode; schema fidelity for
+ * the mode's server is `jsonSchemaFor`'s business). Free text when there is no schema.
+ */
+export function wireFormat(spec: StructuredSpec<unknown> | undefined, mode: StructuredMode): WireFormat {
 	if (!spec) return {type: 'text'};
-	return {type: mode, name: spec.name, jsonSchema: jsonSchemaFor(spec)};
+	const jsonSchema = jsonSchemaFor(spec);
+	if (mode === 'json_schema_strict') return {type: 'json_schema', name: spec.name, jsonSchema};
+	if (mode === 'json_schema') return {type: 'json_schema', name: spec.name, jsonSchema, strict: false};
+	return {type: mode, name: spec.name, jsonSchema};
+}
+
+/** The structured mode a wire format stands for (the inverse of `wireFormat`), for records. */
+export function modeOfFormat(format: WireFormat): StructuredMode | null {
+	if (format.type === 'text') return null;
+	if (format.type === 'json_schema') return format.strict === false ? 'json_schema' : 'json_schema_strict';
+	return format.type;
 }
 
 /**

@@ -1,5 +1,7 @@
 import type {z} from 'zod';
 import type {CallRecord, ChatMessage, ModelRole, RoleSettings} from '../domain/session.js';
+import type {Capabilities} from './capabilities.js';
+import type {Refusal} from './retry.js';
 
 /** A prompt file rendered with its named values. */
 export type RenderedPrompt = {
@@ -72,6 +74,11 @@ export type ModelResponse<T> = {
 	/** Every choice (free text with `n` > 1); `[text]` otherwise. */
 	readonly texts?: readonly string[];
 	readonly call: CallRecord;
+	/**
+	 * Set when the reply is not whole but was kept (free text only): cut by a token cap or the server's
+	 * context ("length"), or by a provider's content filter. The engine marks the turn (`Turn.cut`).
+	 */
+	readonly cut?: 'length' | 'content_filter';
 };
 
 export type FailureKind =
@@ -89,6 +96,8 @@ export type FailureKind =
 	| 'context_length'
 	| 'stream_refused'
 	| 'bad_request'
+	/** A provider's content filter blocked the prompt or cut the reply (Azure's content_filter, OpenRouter's moderation 403): the item fails, the set-up is fine. */
+	| 'content_filter'
 	| 'empty'
 	| 'truncated'
 	| 'invalid_output'
@@ -108,6 +117,8 @@ export class ModelCallError extends Error {
 		message: string,
 		readonly kind: FailureKind,
 		readonly call: CallRecord,
+		/** What the server refused, when asking without it could work (`n`: best-of then asks N times). */
+		readonly refused?: Refusal,
 	) {
 		super(message);
 		this.name = 'ModelCallError';
@@ -150,6 +161,12 @@ export interface ModelGateway {
 	onEvent(listener: (event: CallEvent) => void): () => void;
 	/** Requests allowed in flight now and the configured cap (lower than the cap after rate limits). */
 	concurrency(): {readonly limit: number; readonly max: number};
+	/**
+	 * What a role's endpoint and model were found to accept (capabilities.ts): the structured mode calls
+	 * use and whether the server enforces it by grammar (so schema fidelity can follow it), `n`,
+	 * streaming, usage in streams, reasoning effort. Null for mock and replay roles.
+	 */
+	capabilities?(role: ModelRole, settings?: RoleSettings): Capabilities | null;
 }
 
 /**

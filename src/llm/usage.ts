@@ -47,7 +47,7 @@ export type UsageSummary = {
 	readonly mock: number;
 	readonly attempts: number;
 	readonly tokens: TokenUsage;
-	/** Tokens that reached a paid endpoint: not cached, not mock, not replayed. */
+	/** Tokens that reached a paid endpoint: not cached, not mock, not replayed, not a local server. */
 	readonly billableTokens: TokenUsage;
 	/** How many calls' tokens were counted locally because the server sent no usage. */
 	readonly estimatedCalls: number;
@@ -66,7 +66,7 @@ export function summarizeCalls(calls: readonly CallRecord[]): UsageSummary {
 	for (const call of calls) {
 		if (call.tokensEstimated) estimatedCalls++;
 		tokens = addUsage(tokens, call.tokens);
-		if (!call.cached && call.provider === 'openai') billableTokens = addUsage(billableTokens, call.tokens);
+		if (!call.cached && call.provider === 'openai' && !call.local) billableTokens = addUsage(billableTokens, call.tokens);
 		if (!call.ok) failed++;
 		if (call.cached) cached++;
 		if (call.provider === 'mock') mock++;
@@ -77,10 +77,10 @@ export function summarizeCalls(calls: readonly CallRecord[]): UsageSummary {
 }
 
 /** What a tally reads of a call record (all a worker thread sends of one). */
-export type UsageCall = Pick<CallRecord, 'ok' | 'cached' | 'provider' | 'tokensEstimated' | 'attempts' | 'validationRetries' | 'latencyMs' | 'tokens' | 'model'>;
+export type UsageCall = Pick<CallRecord, 'ok' | 'cached' | 'provider' | 'tokensEstimated' | 'attempts' | 'validationRetries' | 'latencyMs' | 'tokens' | 'model' | 'local'>;
 
 export function usageCall(call: CallRecord): UsageCall {
-	return {ok: call.ok, cached: call.cached, provider: call.provider, tokensEstimated: call.tokensEstimated, attempts: call.attempts, validationRetries: call.validationRetries, latencyMs: call.latencyMs, tokens: call.tokens, model: call.model};
+	return {ok: call.ok, cached: call.cached, provider: call.provider, tokensEstimated: call.tokensEstimated, attempts: call.attempts, validationRetries: call.validationRetries, latencyMs: call.latencyMs, tokens: call.tokens, model: call.model, ...(call.local ? {local: true} : {})};
 }
 
 /**
@@ -114,7 +114,7 @@ export class UsageTally {
 		this.reasks += call.validationRetries;
 		this.latencyMs += call.latencyMs;
 		this.tokens = addUsage(this.tokens, call.tokens);
-		if (call.cached || call.provider !== 'openai') return;
+		if (call.cached || call.provider !== 'openai' || call.local) return;
 		this.billableTokens = addUsage(this.billableTokens, call.tokens);
 		const usd = this.price(call);
 		if (usd === null) this.unpriced++;

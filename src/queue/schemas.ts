@@ -63,6 +63,8 @@ const UsageCallShape = z.strictObject({
 	latencyMs: z.number().nonnegative(),
 	tokens: TokenUsage,
 	model: z.string(),
+	/** A call to a local server (costs nothing). */
+	local: z.boolean().optional(),
 });
 
 const Patch = BatchItem.partial();

@@ -37,7 +37,10 @@ export async function evaluateItem(item: KeptItem, context: CallContext, options
 		Array.from({length: n}, async (_, sample): Promise<ScoredAnswer> => {
 			let raw: string;
 			try {
-				raw = (await askPolicy(question, {...context, sample})).value;
+				const response = await askPolicy(question, {...context, sample});
+				// A reply the model layer kept although it was cut (by the token cap or a content filter) is not a whole answer.
+				if (response.cut) return {sample, raw: response.value, answer: null, invalid: response.cut === 'length' ? 'reply cut off at the token limit' : "reply cut by the provider's content filter", outcome: null, normMatch: null, grounding: null};
+				raw = response.value;
 			} catch (error) {
 				// An empty or cut-off reply (after the gateway's retries) is the policy's answer, and it is
 				// invalid: scored like any other broken answer, not an evaluation failure.

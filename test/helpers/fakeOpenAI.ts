@@ -14,6 +14,8 @@ import {shortHash} from '../../src/util/hash.js';
 export type FakeRequest = {
 	readonly method: string;
 	readonly path: string;
+	/** The query string (Azure's api-version). */
+	readonly query: URLSearchParams;
 	readonly headers: IncomingHttpHeaders;
 	/** Parsed JSON body ({} for GET). */
 	readonly body: ChatBody;
@@ -41,7 +43,7 @@ export type FakeReply =
 	 * newer vLLM, Ollama and OpenRouter: `reasoning`), in the message or, streamed, in deltas before the content.
 	 * `choices` are the contents of choices 2.. when the request asked for `n`.
 	 */
-	| {readonly content: string; readonly finishReason?: 'stop' | 'length'; readonly usage?: Usage | null; readonly refusal?: string; readonly reasoning?: {readonly field: 'reasoning_content' | 'reasoning'; readonly text: string}; readonly choices?: readonly string[]}
+	| {readonly content: string; readonly finishReason?: 'stop' | 'length' | 'content_filter'; readonly usage?: Usage | null; readonly refusal?: string; readonly reasoning?: {readonly field: 'reasoning_content' | 'reasoning'; readonly text: string}; readonly choices?: readonly string[]}
 	/** A truncated reply with default content. */
 	| {readonly finishReason: 'length'}
 	/** A structured value, sent as its JSON text. */
@@ -53,7 +55,9 @@ export type FakeReply =
 	/** Explicit SSE chunks (content deltas), whatever the request asked for; `pauseMs` stalls the stream after them. */
 	| {readonly stream: readonly string[]; readonly finishReason?: 'stop' | 'length'; readonly usage?: Usage | null; readonly pauseMs?: number}
 	/** Drop the connection without answering (a network error). */
-	| {readonly destroy: true};
+	| {readonly destroy: true}
+	/** HTTP 200 and these server-sent `data:` events as they are (a provider's own mid-stream error events); `done` adds `data: [DONE]`. */
+	| {readonly sse: readonly unknown[]; readonly done?: boolean};
 
 export type Usage = {prompt_tokens: number; completion_tokens: number; total_tokens: number};
 
@@ -70,6 +74,12 @@ export type FakeOpenAIOptions = {
 	routes?: Readonly<Record<string, (request: FakeRequest) => {status: number; body: unknown}>>;
 	/** Headers sent with every chat completion answer, errors included (a reply's own headers win): rate-limit headers, say. */
 	responseHeaders?: (request: FakeRequest, reply: FakeReply) => Readonly<Record<string, string>>;
+	/** Where the API lives (Groq `/openai/v1`, Gemini `/v1beta/openai`, Fireworks `/inference/v1`); the base URL ends with it. @default '/v1' */
+	prefix?: string;
+	/** Which requests are chat completions and model lists, for URL shapes a prefix cannot say (Azure's deployments URL). */
+	route?: (request: FakeRequest) => 'chat' | 'models' | undefined;
+	/** What GET models answers, when not OpenAI's list (Together's bare array). */
+	modelsBody?: (data: ReadonlyArray<Record<string, unknown>>) => unknown;
 };
 
 export type FakeOpenAI = {
@@ -77,6 +87,8 @@ export type FakeOpenAI = {
 	readonly baseURL: string;
 	/** Every request received, in arrival order. */
 	readonly requests: FakeRequest[];
+	/** The port it listens on (a base URL of another shape can be built from it). */
+	readonly port: number;
 	/** Chat completion requests only. */
 	chatRequests(): FakeRequest[];
 	/** Replies served first, in order, before the handler. */
@@ -98,6 +110,8 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
 	let inFlight = 0;
 	let maxInFlight = 0;
 	const timers = new Set<NodeJS.Timeout>();
+	const prefix = (options.prefix ?? '/v1').replace(/\/+$/, '');
+	const chatRequests: FakeRequest[] = [];
 
 	const server = createServer((req, res) => {
 		void serve(req, res).catch((error: unknown) => {
@@ -114,6 +128,7 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
 		const request: FakeRequest = {
 			method: req.method ?? 'GET',
 			path: url.pathname,
+			query: url.searchParams,
 			headers: req.headers,
 			body: text ? (JSON.parse(text) as ChatBody) : {},
 			stage: header(req.headers, 'x-cultureconverse-stage'),
@@ -125,11 +140,13 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
 			const {status, body} = route(request);
 			return sendJson(res, status, body);
 		}
-		if (request.method === 'GET' && request.path === '/v1/models') {
+		const kind = options.route?.(request) ?? (request.path === `${prefix}/models` ? 'models' : request.path === `${prefix}/chat/completions` ? 'chat' : undefined);
+		if (request.method === 'GET' && kind === 'models') {
 			const data = (options.models ?? ['fake-model']).map((entry) => (typeof entry === 'string' ? {id: entry, object: 'model', created: 0, owned_by: 'fake'} : {object: 'model', created: 0, ...entry}));
-			return sendJson(res, 200, {object: 'list', data});
+			return sendJson(res, 200, options.modelsBody ? options.modelsBody(data) : {object: 'list', data});
 		}
-		if (request.method !== 'POST' || request.path !== '/v1/chat/completions') return sendJson(res, 404, {error: {message: `no route ${request.method} ${request.path}`}});
+		if (request.method !== 'POST' || kind !== 'chat') return sendJson(res, 404, {error: {message: `no route ${request.method} ${request.path}`}});
+		chatRequests.push(request);
 		inFlight++;
 		maxInFlight = Math.max(maxInFlight, inFlight);
 		let counted = true;
@@ -156,6 +173,12 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
 		if ('status' in reply) {
 			res.writeHead(reply.status, {'content-type': 'application/json', ...reply.headers});
 			res.end(JSON.stringify(reply.body ?? {error: {message: `fake error ${reply.status}`, type: 'fake_error', code: null}}));
+			return;
+		}
+		if ('sse' in reply) {
+			res.writeHead(200, {'content-type': 'text/event-stream', 'cache-control': 'no-cache'});
+			for (const event of reply.sse) res.write(`data: ${JSON.stringify(event)}\n\n`);
+			res.end(reply.done ? 'data: [DONE]\n\n' : '');
 			return;
 		}
 		if ('stream' in reply) return sendStream(res, request, reply.stream, reply.finishReason ?? 'stop', reply.usage, reply.pauseMs);
@@ -210,13 +233,15 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
 	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
 	const port = (server.address() as AddressInfo).port;
 	return {
-		baseURL: `http://127.0.0.1:${port}/v1`,
+		baseURL: `http://127.0.0.1:${port}${prefix}`,
+		port,
 		requests,
-		chatRequests: () => requests.filter((request) => request.path === '/v1/chat/completions'),
+		chatRequests: () => [...chatRequests],
 		enqueue: (...replies) => void queue.push(...replies),
 		setHandler: (next) => void (handler = next),
 		reset: () => {
 			requests.length = 0;
+			chatRequests.length = 0;
 			queue.length = 0;
 			handler = options.handler;
 		},

@@ -26,7 +26,9 @@ import {scriptedModel} from './scriptedModel.js';
  *   a wrong key -> 401 invalid_api_key.
  * - llama.cpp server (tools/server/README.md): one model, served whatever the request calls it,
  *   `/v1/models` entry `owned_by: "llamacpp"`, `response_format` json_schema with the schema read and
- *   `strict` ignored, `reasoning_content` with `--reasoning-format deepseek`, `/props` n_ctx, no `n`.
+ *   `strict` ignored, `reasoning_content` with `--reasoning-format deepseek`, `/props` n_ctx, no `n`;
+ *   a prompt over the slot's context is a 400 `exceed_context_size_error` ("request (N tokens) exceeds
+ *   the available context size (M tokens), try increasing it", with n_prompt_tokens and n_ctx).
  * - OpenRouter (openrouter.ai/docs "Reasoning Tokens", "API Reference"): vendor-prefixed model names,
  *   thinking in `reasoning`, `reasoning: {effort}` request object, a 402 when credits run out.
  * - A proxy that echoes the key it was given in its 401 message.
@@ -38,7 +40,7 @@ export type ServerProfile =
 	| {readonly kind: 'vllm'; readonly models?: readonly string[]; readonly thinking?: ThinkingStyle; readonly maxModelLen?: number}
 	| {readonly kind: 'ollama'; readonly models?: readonly string[]; readonly thinking?: 'none' | 'content' | 'reasoning'; readonly contextLength?: number; readonly usage?: 'always' | 'never-when-streaming'}
 	| {readonly kind: 'openai'; readonly models?: readonly string[]; readonly key: string; readonly unverified?: boolean; readonly quota?: boolean}
-	| {readonly kind: 'llamacpp'; readonly alias?: string; readonly thinking?: 'none' | 'reasoning_content'; readonly nCtx?: number}
+	| {readonly kind: 'llamacpp'; readonly alias?: string; readonly thinking?: 'none' | 'reasoning_content' | 'content'; readonly nCtx?: number}
 	| {readonly kind: 'openrouter'; readonly models?: readonly string[]; readonly key: string; readonly credits?: boolean}
 	| {readonly kind: 'key-echo'};
 
@@ -174,6 +176,10 @@ function refuse(profile: ServerProfile, request: FakeRequest, served: ReadonlySe
 			if (!(served as Set<string>).has(model)) return {status: 404, body: {error: {message: `model "${model}" not found, try pulling it first`, type: 'api_error', param: null, code: null}}};
 			return undefined;
 		case 'llamacpp': {
+			// tools/server: a prompt longer than a slot's context is refused, not cut (exceed_context_size_error).
+			const nCtx = profile.nCtx ?? 8192;
+			const promptTokens = tokensOf(request);
+			if (promptTokens > nCtx) return {status: 400, body: {error: {code: 400, message: `request (${promptTokens} tokens) exceeds the available context size (${nCtx} tokens), try increasing it`, type: 'exceed_context_size_error', n_prompt_tokens: promptTokens, n_ctx: nCtx}}};
 			const format = request.body.response_format;
 			if (format?.type === 'json_schema' && !format.json_schema?.schema) return {status: 400, body: {error: {code: 400, message: 'json_schema: "schema" is required', type: 'invalid_request_error'}}};
 			return undefined;
