@@ -81,9 +81,11 @@ describe('a server that closes the connection after each stream', () => {
 		const report = parseJson<{roles: Array<{role: string; structured: {ok: boolean} | null; streaming: string | null}>; problems: string[]; warnings: string[]}>(doctor.stdout);
 		assert.deepEqual(report.problems, [], doctor.stdout);
 		assert.equal(report.warnings.filter((warning) => /stream|network|ECONNRESET|connection/i.test(warning)).length, 0, report.warnings.join('\n'));
+		// doctor makes the call each role will make: structured roles a structured call, the assistant a
+		// streamed reply (the one that used to meet the reset socket).
 		for (const check of report.roles) {
-			assert.equal(check.structured?.ok, true, check.role);
-			assert.equal(check.streaming, 'yes', check.role);
+			if (check.role === 'assistant') assert.equal(check.streaming, 'yes', check.role);
+			else assert.equal(check.structured?.ok, true, check.role);
 		}
 		const run = await runCli(['run', '--seed', 'my-tamil-hindu-a55-f:culinary.dietary-rules.02', '--model', model, '--generator-model', 'mock', '--validator-model', 'mock', '--base-url', front.baseURL, '--max-turns', '2', '--sessions-dir', path.join(cwd, 'sessions'), '--json'], {cwd, env: {CULTURECONVERSE_HOME: path.join(cwd, 'home')}});
 		assert.equal(run.code, 0, run.stderr);
