@@ -86,7 +86,7 @@ export const statusLabel = (s: SessionSummary) => `${s.errorFlag ?? s.status}${s
  */
 export const SessionIndex = z.strictObject({
 	format: z.literal('cultureconverse.session-index'),
-	version: z.literal(4),
+	version: z.literal(5),
 	entries: z.record(
 		z.string().describe('file name inside the sessions folder'),
 		z.strictObject({

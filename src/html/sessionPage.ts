@@ -1,6 +1,7 @@
 import {METRICS, type Session} from '../domain/session.js';
 import {sessionAtStep} from '../episode/replay.js';
 import {publicView} from '../episode/views.js';
+import {hiddenGuarded} from '../episode/blindness.js';
 // The panes are the TUI's own pure builders (no Ink in them): the viewer shows what the replay shows.
 import {type Block, BlockCache, type Line} from '../tui/view/lines.js';
 import {oracleBlocks} from '../tui/view/oraclePane.js';
@@ -85,8 +86,13 @@ function callsSection(session: Session): string {
 		.join('');
 }
 
-/** One session's page. `back` links to the report it was opened from. */
+/**
+ * One session's page. `back` links to the report it was opened from. A session still played blind
+ * (episode/blindness.ts) gets the public chat only, whoever asks: showing more is `view --html
+ * --reveal`, which records the view on the session before its page is made.
+ */
 export function sessionPage(session: Session, options: {readonly back?: string} = {}): string {
+	if (hiddenGuarded(session)) return blindPage(session, options);
 	const frames = paneFrames(session);
 	const last = frames.steps.length - 1;
 	const final = frames.steps[last]!;
@@ -104,4 +110,14 @@ ${judgeSection(session)}
 ${callsSection(session)}
 ${jsonScript('frames', frames)}`;
 	return page({title: `${session.id} · cultureconverse`, body, script: SLIDER_SCRIPT});
+}
+
+/** The page of a session still played blind: the chat as the assistant saw it, nothing hidden. */
+function blindPage(session: Session, options: {readonly back?: string}): string {
+	const chat = publicBlocks({view: publicView(session), streaming: null, awaitingHuman: false, emptyHint: '(no messages yet)'}, new BlockCache()).map(blockHtml).join('');
+	const body = `${options.back ? `<p><a href="${esc(options.back)}">← back</a></p>` : ''}
+<h1>${esc(session.id)}</h1>
+<div class="banner">Played blind by a person and not finished (step ${session.steps.length}): its private and oracle state, the judge and the model calls are withheld. <code>npx cultureconverse view ${esc(session.id)} --html DIR --reveal</code> shows them and records that on the session (sawHidden).</div>
+<div class="panes"><section class="pane public"><h3>Public: what the assistant sees</h3><div class="content">${chat}</div></section></div>`;
+	return page({title: `${session.id} · cultureconverse`, body});
 }

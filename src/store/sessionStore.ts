@@ -216,7 +216,7 @@ export class SessionStore {
 			const copyFile = copy === summary ? file : seen.path;
 			problems.push({file: copyFile, message: `${copyFile}: a copy of session ${summary.id} (kept: ${path.basename(kept.path)}); counted once`});
 		}
-		if (reread > 0 || Object.keys(next).length !== Object.keys(index.entries).length) writeIndex(this.indexFile(), {format: 'cultureconverse.session-index', version: 4, entries: next});
+		if (reread > 0 || Object.keys(next).length !== Object.keys(index.entries).length) writeIndex(this.indexFile(), {format: 'cultureconverse.session-index', version: 5, entries: next});
 		const sessions = [...byId.values()].sort((a, b) => b.createdAt.localeCompare(a.createdAt) || b.id.localeCompare(a.id));
 		return {sessions, problems, reread};
 	}
@@ -261,7 +261,7 @@ function readIndex(file: string): SessionIndex {
 		return SessionIndex.parse(JSON.parse(readFileSync(file, 'utf8')));
 	} catch {
 		// Missing, damaged or from another version: it is derived data, so start over.
-		return {format: 'cultureconverse.session-index', version: 4, entries: {}};
+		return {format: 'cultureconverse.session-index', version: 5, entries: {}};
 	}
 }
 
@@ -413,7 +413,8 @@ export function setupOf(session: Session): {setup: SessionSetup; setupKey: strin
 		maxTurns: session.config.maxTurns,
 		bestOf: session.config.bestOf ?? null,
 		promptsHash: shortHash(JSON.stringify(Object.entries(session.config.prompts).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))),
-		sawHidden: session.config.sawHidden ?? false,
+		// The mark is the session's own (engine, --reveal, any route through episode/blindness.ts); config.sawHidden is never set by this build.
+		sawHidden: Boolean(session.sawHidden || session.config.sawHidden),
 		mockRoles: ModelRole.options.filter((role) => roles[role].provider === 'mock'),
 		modelChanged: (session.config.modelChanges?.length ?? 0) > 0,
 	};
