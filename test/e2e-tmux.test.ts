@@ -215,11 +215,11 @@ describe('the TUI in tmux on the offline mock: home screen, pickers, playing the
 		assert.match(screen, /Could you tell me which dishes your aunt cooks\?/);
 		assert.match(screen, /USER · t=1/);
 		keys('Escape');
-		await waitForScreen((s) => s.includes('press e to type in it'), 'Esc leaves the reply box');
+		await waitForScreen((s) => s.includes('e types in it'), 'Esc leaves the reply box');
 		keys('q');
 		screen = await waitForScreen((s) => s.includes('EXIT='), 'the exit');
 		assert.match(screen, /EXIT=0/);
-		assert.match(screen.replace(/\n/g, ''), /Session \S+ saved at step 5 \(awaiting_assistant\)\. Resume: cultureconverse tui --resume \S+/, 'quitting says how to resume');
+		assert.match(screen.replace(/\n/g, ''), /Session \S+ saved at step 5 \(awaiting_assistant\)\. Resume: npx cultureconverse tui --resume \S+/, 'quitting says how to resume');
 
 		const files = readdirSync(path.join(work, 'sessions')).filter((name) => name.endsWith('.json'));
 		assert.equal(files.length, 1);
@@ -228,8 +228,20 @@ describe('the TUI in tmux on the offline mock: home screen, pickers, playing the
 		assert.equal(saved.config.assistant, 'human');
 		assert.equal(saved.turns[1]!.source, 'human');
 
+		// The session is still played blind: its replay (every partition) is refused without --reveal, and nothing is marked.
 		start(replay, 160, 48, `replay ${id}`);
+		screen = await waitForScreen((s) => s.includes('EXIT='), 'the refusal', 30_000);
+		assert.match(screen, /EXIT=2/);
+		assert.match(screen.replace(/\n/g, ''), /is played blind by a person and its dialogue is still open/);
+		assert.equal((JSON.parse(readFileSync(path.join(work, 'sessions', files[0]!), 'utf8')) as {sawHidden?: boolean}).sawHidden, undefined);
+		spawnSync('tmux', ['kill-session', '-t', replay]);
+		// With --reveal it opens, and the session says so before anything is drawn.
+		start(replay, 160, 48, `replay ${id} --reveal`);
 		screen = await waitForScreen((s) => s.includes('REPLAY step 5/5'), 'the replay at its last step', 30_000);
+		const marked = JSON.parse(readFileSync(path.join(work, 'sessions', files[0]!), 'utf8')) as {sawHidden?: boolean; hiddenViews?: Array<{view: string; step: number}>};
+		assert.equal(marked.sawHidden, true);
+		assert.deepEqual(marked.hiddenViews?.map((seen) => [seen.view, seen.step]), [['replay', 5]]);
+		assert.match(screen, /assistant human \(saw hidden\)/, 'the title says so');
 		assert.match(pane(screen, 'public'), /USER · t=1/);
 		keys('Left');
 		screen = await waitForScreen((s) => s.includes('REPLAY step 4/5'), 'one step back');

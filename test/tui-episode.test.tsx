@@ -160,13 +160,23 @@ describe('episode screen, live on the offline mock', () => {
 			assert.match(frame, /USER · t=1/);
 			await tui.settle();
 			await tui.press(KEYS.escape);
-			await tui.waitFor((f) => f.includes('press e to type in it'), 'Esc leaves the box');
+			await tui.waitFor((f) => f.includes('e types in it'), 'Esc leaves the box');
 			await tui.settle();
 			await tui.press('v');
-			frame = await tui.waitFor((f) => f.includes('Oracle') && f.includes('Private'), 'v reveals the hidden panes');
+			// v asks first (y/N); anything but y keeps the seat blind.
+			frame = await tui.waitFor((f) => f.includes('Show the private and oracle panes?') && f.includes('(y/N)'), 'v asks first');
+			await tui.press(KEYS.enter);
+			frame = await tui.waitFor((f) => f.includes('e types in it') && !f.includes('(y/N)'), 'Enter declines');
+			assert.doesNotMatch(frame, /Oracle/);
+			assert.equal(engine.session.sawHidden, undefined, 'declining records nothing');
+			await tui.press('v');
+			await tui.waitFor((f) => f.includes('(y/N)'), 'asked again');
+			await tui.press('y');
+			frame = await tui.waitFor((f) => f.includes('Oracle') && f.includes('Private'), 'y reveals the hidden panes');
 			await tui.waitFor(() => engine.session.sawHidden === true, 'recorded on the session');
+			assert.deepEqual(engine.session.hiddenViews?.map((seen) => [seen.view, seen.step]), [['tui-reveal', engine.session.steps.length]], 'with the route and the step');
 			await tui.press('e');
-			await tui.waitFor((f) => !f.includes('press e to type in it'), 'e enters the box');
+			await tui.waitFor((f) => !f.includes('e types in it'), 'e enters the box');
 			await tui.settle();
 			tui.paste('Fine.');
 			await tui.press(KEYS.ctrlS);

@@ -55,7 +55,7 @@ export const reportCommand: Command = {
 		if (sub === 'scores') return scores(flags, io);
 		if (sub === 'traps') return traps(flags, io);
 		if (sub === 'setups') return setups(flags, io);
-		if (sub !== undefined) throw new UserError(unknownMessage('report', sub, SUBREPORTS, 'Run `cultureconverse report --help`.'));
+		if (sub !== undefined) throw new UserError(unknownMessage('report', sub, SUBREPORTS, 'Run `npx cultureconverse report --help`.'));
 		const format = typeof flags['format'] === 'string' ? flags['format'] : 'text';
 		if (!(FORMATS as readonly string[]).includes(format)) throw new UserError(unknownMessage('format', format, FORMATS));
 		const {report, chosen, lost, resamples} = mainReport(flags, io);
@@ -68,7 +68,7 @@ export const reportCommand: Command = {
 			return ExitCode.ok;
 		}
 		for (const note of report.notes) io.stderr.write(`Note: ${note}\n`);
-		if (runNoise(chosen).length > 0) io.stderr.write('Note: some seeds were run more than once (--trials): their episodes are resampled together (seed-cluster bootstrap); `cultureconverse report noise` shows how much scores move between repeats.\n');
+		if (runNoise(chosen).length > 0) io.stderr.write('Note: some seeds were run more than once (--trials): their episodes are resampled together (seed-cluster bootstrap); `npx cultureconverse report noise` shows how much scores move between repeats.\n');
 		if (format === 'csv') write(io, reportCsv(report));
 		else {
 			const table = reportTable(report, Boolean(flags['metrics']));

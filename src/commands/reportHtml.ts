@@ -44,7 +44,7 @@ export function writeReportHtml(input: {flags: Flags; io: IO; file: string; repo
 	const withViewer = flags['viewer'] !== false;
 	const folder = viewerFolder(input.file);
 	const data: ReportPageData = {
-		title: `cultureconverse report · ${describeFlags(flags)}`,
+		title: `npx cultureconverse report · ${describeFlags(flags)}`,
 		generatedAt: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
 		selection: describeFlags(flags),
 		json: {...report, sessions: chosen.length, lost: input.lost, resamples, confidence: 0.95},

@@ -52,7 +52,7 @@ export const sessionsCommand: Command = {
 			return 0;
 		}
 		if (rows.length === 0) {
-			write(io, sessions.length === 0 ? `No sessions in ${store.dir}. Start one with \`cultureconverse run\` or the TUI.` : `None of the ${sessions.length} sessions in ${store.dir} match.`);
+			write(io, sessions.length === 0 ? `No sessions in ${store.dir}. Start one with \`npx cultureconverse run\` or the TUI.` : `None of the ${sessions.length} sessions in ${store.dir} match.`);
 			return 0;
 		}
 		if (rows.length < matching.length) io.stderr.write(`cultureconverse: showing the newest ${rows.length} of ${matching.length} matching sessions\n`);

@@ -13,7 +13,7 @@ export function setupAdvice(kind: FailureKind | string, role: ModelRole, setting
 		case 'quota':
 			return `The account behind ${apiKeyEnv} has no quota or credit left for ${settings.model}: add credit or use another key; retrying cannot help.`;
 		case 'not_found':
-			return `${where} has no model '${settings.model}' (the ${role} role's): set --${role}-model, or --model for every role, to a model the server offers (\`cultureconverse doctor\` lists them).`;
+			return `${where} has no model '${settings.model}' (the ${role} role's): set --${role}-model, or --model for every role, to a model the server offers (\`npx cultureconverse doctor\` lists them).`;
 		case 'context_length':
 			return `The ${role} role's prompt does not fit ${settings.model}'s context window: raise the server's context (vLLM --max-model-len, Ollama OLLAMA_CONTEXT_LENGTH, llama.cpp -c) or lower the role's maxTokens.`;
 		case 'stream_refused':
