@@ -52,6 +52,12 @@ export function LiveEpisode({engine, services, onQuit, onBack, onReplay, outcome
 	/** Shown after the dialogue ended (o on the seat): nothing to record, no reply can change. */
 	const [shownAfterEnd, setShownAfterEnd] = useState(false);
 	const [question, setQuestion] = useState<Question | null>(null);
+	/** The last thing done for the person, on the status line (also kept in the inspector's log). */
+	const [note, setNote] = useState<string | null>(null);
+	const say = (level: 'info' | 'warn' | 'error', text: string) => {
+		setNote(text);
+		notice(level, text);
+	};
 	const [scrollRequest, setScrollRequest] = useState<{serial: number; pages: number} | null>(null);
 	const nowMs = useNow(state.calls.length > 0);
 	const session = state.session;
@@ -68,18 +74,18 @@ export function LiveEpisode({engine, services, onQuit, onBack, onReplay, outcome
 			strict: true,
 			onAnswer: (yes) => {
 				setQuestion(null);
-				if (!yes) return notice('info', 'hidden panes not shown: the seat stays blind');
+				if (!yes) return say('info', 'hidden panes not shown: the seat stays blind');
 				void engine.revealHidden('tui-reveal').then((recorded) => {
-					if (recorded) notice('warn', 'hidden panes shown: recorded on the session (sawHidden); your replies from now on are reported apart from blind ones');
+					if (recorded) say('warn', 'hidden panes shown: recorded on the session (sawHidden); your replies from now on are reported apart from blind ones');
 					else setShownAfterEnd(true);
 				});
 			},
 		});
 	const writePage = () => {
 		try {
-			notice('info', `session page written: ${services.writePage(engine.session)}`);
+			say('info', `session page written: ${services.writePage(engine.session)}`);
 		} catch (error) {
-			notice('error', `could not write the session page: ${errorMessage(error)}`);
+			say('error', `could not write the session page: ${errorMessage(error)}`);
 		}
 	};
 	const act = (action: EpisodeAction) => {
@@ -143,7 +149,7 @@ export function LiveEpisode({engine, services, onQuit, onBack, onReplay, outcome
 			<BlindSeat
 				view={view}
 				awaitingHuman={awaitingHuman}
-				status={blindStatusLines({session, running: state.inFlight, awaitingHuman, calls: state.calls, nowMs, problem: state.problem !== null || session.error !== null})}
+				status={blindStatusLines({session, running: state.inFlight, awaitingHuman, calls: state.calls, nowMs, problem: state.problem !== null || session.error !== null, note})}
 				mock={session.config.mock ? mockRolesOf(session) : null}
 				busy={driver.busy}
 				box={box}
@@ -161,7 +167,7 @@ export function LiveEpisode({engine, services, onQuit, onBack, onReplay, outcome
 			session={session}
 			mode="live"
 			streaming={state.streaming}
-			status={{session, running: state.running ?? (state.inFlight ? 'working' : null), awaitingHuman, retry: state.retry, lastLatencyMs: state.lastLatencyMs, problem: state.problem, auto: state.auto, replay: null, calls: state.calls, nowMs}}
+			status={{session, running: state.running ?? (state.inFlight ? 'working' : null), awaitingHuman, retry: state.retry, lastLatencyMs: state.lastLatencyMs, problem: state.problem, auto: state.auto, replay: null, calls: state.calls, nowMs, note}}
 			notices={state.notices}
 			calls={state.calls}
 			busy={driver.busy}

@@ -17,6 +17,8 @@ export type BlindStatusInput = {
 	readonly calls: readonly CallInFlight[];
 	readonly nowMs: number;
 	readonly problem: boolean;
+	/** What the screen last did for the person (our own words, never episode state). */
+	readonly note?: string | null;
 };
 
 /** "your turn" / "the user is writing…" / "judging…": which side is busy, in public words. */
@@ -37,5 +39,6 @@ export function blindStatusLines(input: BlindStatusInput): Segment[][] {
 	const second: Segment[] = [{text: `you are the assistant · you see the chat only, as a model would · sim ${input.session.config.models.simulator} · judge ${input.session.config.models.judge}`, tone: 'dim', short: 'you are the assistant (blind: the chat only)', drop: 3}];
 	// Revealing is offered only while it would matter (the dialogue is open); blindness.ts decides that.
 	if (input.problem) second.push({text: dialogueOpen(input.session) ? 'a call failed: details are hidden from you (v shows them, and is recorded)' : 'a call failed: details are hidden from you', tone: 'error'});
+	if (input.note) second.push({text: input.note, tone: 'accent', drop: 2});
 	return [first, second];
 }

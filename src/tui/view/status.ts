@@ -52,6 +52,8 @@ export type StatusInput = {
 	/** Model calls in flight (live), oldest first, and the clock their timers read. */
 	readonly calls?: readonly CallInFlight[];
 	readonly nowMs?: number;
+	/** What the screen last did for the person (a page written, a view declined), shown until the next one. */
+	readonly note?: string | null;
 };
 
 export function formatTokens(count: number): string {
@@ -161,6 +163,7 @@ export function statusLines(input: StatusInput): [Segment[], Segment[]] {
 	if (!input.replay) second.push({text: input.auto ? 'AUTO on (a stops)' : 'auto off', tone: input.auto ? 'warn' : 'dim', short: input.auto ? 'AUTO' : 'auto off', drop: input.auto ? 1 : 4});
 	if (input.problem) second.push({text: input.problem, tone: 'error'});
 	else if (session.error) second.push({text: `${session.error.flag}: ${session.error.message}`, tone: 'error'});
+	if (input.note) second.push({text: input.note, tone: 'accent', drop: 2});
 	return [first, second];
 }
 
