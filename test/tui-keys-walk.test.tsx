@@ -128,4 +128,69 @@ describe('every advertised key acts, state by state', () => {
 			'live ended',
 		);
 	});
+
+	it('the blind seat, in command mode and after the judged end; the replay of the ended session', async () => {
+		const seat = {columns: 120, rows: 24};
+		const engine = await fx.services().startEpisode({persona: PERSONA, template: 'culinary.dietary-rules.03', tier: 'standard', human: true});
+		await engine.runToEnd();
+		engine.submitHumanReply('We could begin with the meals. '.repeat(20));
+		await engine.runToEnd();
+		const commandMode = async () => {
+			const tui = renderTui(<App services={fx.services()} initial={{kind: 'live', engine, back: null}} />, seat);
+			await tui.waitFor((f) => f.includes('Your reply as the assistant'), 'the reply box');
+			await tui.settle();
+			await tui.press(KEYS.escape);
+			return tui;
+		};
+		await walk(
+			commandMode,
+			(f) => footerOf(f).startsWith('e type the reply'),
+			[
+				{hint: 'e type the reply', press: 'e', did: (f) => footerOf(f).startsWith('typing into the reply')},
+				{hint: 'v show hidden panes (asks; recorded)', press: 'v', did: (f) => f.includes('(y/N)'), undo: 'n'},
+				{hint: '↑↓ PgUp PgDn scroll', press: KEYS.up, did: (f) => /Public · the chat\s+\d+-\d+\/\d+ ↓/.test(f), undo: 'G'},
+				{hint: '? help', press: '?', did: (f) => f.includes('Keys · Esc, ? or q closes'), undo: KEYS.escape},
+				{hint: 'q quit', press: 'q', did: () => true, exits: true},
+			],
+			'blind seat, command mode',
+		);
+		assert.equal(engine.session.sawHidden, undefined, 'n declined: nothing recorded');
+		for (let turn = 0; turn < 8 && engine.session.status !== 'completed'; turn++) {
+			if (engine.awaitingHuman) engine.submitHumanReply('Thank you, that is a plan.');
+			await engine.runToEnd();
+		}
+		assert.equal(engine.session.status, 'completed');
+		const ended = async () => renderTui(<App services={fx.services()} initial={{kind: 'live', engine, back: null}} />, seat);
+		await walk(
+			ended,
+			(f) => f.includes('the dialogue has ended and been judged') && footerOf(f).startsWith('o scores'),
+			[
+				{hint: 'o scores', press: 'o', did: (f) => paneMark(f, 'Oracle') && f.includes('Judge')},
+				{hint: 's rate', press: 's', did: (f) => f.includes('rating: ↑↓ metric')},
+				{hint: 'p replay', press: 'p', did: (f) => f.includes('REPLAY step')},
+				{hint: 'w HTML page', press: 'w', did: (f) => /session page written: \S+\.html/.test(f)},
+				{hint: '↑↓ PgUp PgDn scroll', press: 'g', did: (f) => /Public · the chat\s+1-/.test(f), undo: 'G'},
+				{hint: '? help', press: '?', did: (f) => f.includes('Keys · Esc, ? or q closes'), undo: KEYS.escape},
+				{hint: 'q quit', press: 'q', did: () => true, exits: true},
+			],
+			'blind seat, ended',
+		);
+		assert.equal(engine.session.sawHidden, undefined, 'seeing the scores after the end records nothing');
+		const replay = async () => renderTui(<App services={fx.services()} initial={{kind: 'replay', session: engine.session, back: {kind: 'home'}}} />, SIZE);
+		await walk(
+			replay,
+			(f) => /REPLAY step (\d+)\/\1/.test(f) && footerOf(f).startsWith('← back a step'),
+			[
+				{hint: '← back a step', press: KEYS.left, did: (f) => /REPLAY step (\d+)\/(\d+)/.exec(f)?.slice(1).reduce((a, b) => String(Number(b) - Number(a))) === '1'},
+				{hint: 's rate', press: 's', did: (f) => f.includes('rating: ↑↓ metric')},
+				{hint: 'Tab/1-3 pane', press: KEYS.tab, did: (f) => paneMark(f, 'Private'), undo: '1'},
+				{hint: '↑↓ PgUp PgDn scroll', press: ['2', KEYS.down], did: (f) => range(f, 'Private').startsWith('2-'), undo: '1'},
+				{hint: 'i inspector', press: 'i', did: (f) => footerOf(f).includes('r reasoning'), undo: KEYS.escape},
+				{hint: '? help', press: '?', did: (f) => f.includes('Keys · Esc, ? or q closes'), undo: KEYS.escape},
+				{hint: 'b back', press: 'b', did: (f) => f.includes('New episode')},
+				{hint: 'q quit', press: 'q', did: () => true, exits: true},
+			],
+			'replay at its last step',
+		);
+	});
 });
