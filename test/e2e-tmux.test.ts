@@ -36,7 +36,7 @@ function pane(screen: string, id: PaneId): string {
 	const geometry = episodeLayout({columns: COLUMNS, rows: ROWS, chromeRows: 5});
 	const start = id === 'public' ? 0 : id === 'private' ? geometry.widths.public : geometry.widths.public + geometry.widths.private;
 	const lines = screen.split('\n');
-	const top = lines.findIndex((line) => line.startsWith('╭'));
+	const top = lines.findIndex((line) => /^[╭┏]/.test(line)); // the focused pane has a heavy border
 	return lines
 		.slice(top, top + geometry.paneHeight)
 		.map((line) => [...line].slice(start + 1, start + geometry.widths[id] - 1).join('').trim())

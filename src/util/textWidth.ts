@@ -11,20 +11,35 @@ import stringWidth from 'string-width';
 const segmenter = new Intl.Segmenter();
 const ASCII = /^[\x20-\x7e]*$/;
 
+/*
+ * Thai SARA AM (U+0E33) and Lao AM (U+0EB3) are spacing vowels that join the consonant before them in
+ * one grapheme cluster: string-width 8 (and so Ink, which lays out by cluster) counts `สำ` as one
+ * column, but glibc's wcwidth, and so tmux and xterm, draw it in two; every row holding one spilled a
+ * column (test/e2e-tmux-scripts.test.ts found it). Their compatibility decompositions, NIKHAHIT + SARA
+ * AA (U+0E4D U+0E32) and NIGGAHITA + AA (U+0ECD U+0EB2), look the same and are counted alike by both:
+ * text is drawn in that form.
+ */
+const SPACING_AM = /[\u0E33\u0EB3]/g;
+
+/** Text as the terminal is given it: the few characters whose width the measures disagree on, in a form they agree on. */
+export function terminalForm(text: string): string {
+	return text.includes('\u0E33') || text.includes('\u0EB3') ? text.replace(SPACING_AM, (am) => (am === '\u0E33' ? '\u0E4D\u0E32' : '\u0ECD\u0EB2')) : text;
+}
+
 export function displayWidth(text: string): number {
-	return ASCII.test(text) ? text.length : stringWidth(text);
+	return ASCII.test(text) ? text.length : stringWidth(terminalForm(text));
 }
 
 /** Grapheme clusters of a string (ASCII fast path): a cut never splits a character from its marks. */
 export function clusters(text: string): string[] {
 	if (ASCII.test(text)) return [...text];
-	return Array.from(segmenter.segment(text), (part) => part.segment);
+	return Array.from(segmenter.segment(terminalForm(text)), (part) => part.segment);
 }
 
 /** The longest prefix of `text` that fits in `width` columns, with an ellipsis when cut. */
 export function truncate(text: string, width: number): string {
 	if (width <= 0) return '';
-	if (displayWidth(text) <= width) return text;
+	if (displayWidth(text) <= width) return terminalForm(text);
 	let out = '';
 	let used = 0;
 	for (const cluster of clusters(text)) {
@@ -39,7 +54,7 @@ export function truncate(text: string, width: number): string {
 /** `text` cut in the middle to `width` columns (ids: their start and their distinguishing end both stay). */
 export function truncateMiddle(text: string, width: number): string {
 	if (width <= 0) return '';
-	if (displayWidth(text) <= width) return text;
+	if (displayWidth(text) <= width) return terminalForm(text);
 	const parts = clusters(text);
 	const room = width - 1;
 	const headRoom = Math.ceil(room / 2);

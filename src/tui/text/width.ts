@@ -1,2 +1,2 @@
 /* The TUI measures with the program's one width function (util/textWidth.ts). */
-export {clusters, displayWidth, fit, truncate, truncateMiddle} from '../../util/textWidth.js';
+export {clusters, displayWidth, fit, terminalForm, truncate, truncateMiddle} from '../../util/textWidth.js';

@@ -1,4 +1,5 @@
 import wrapAnsi from 'wrap-ansi';
+import {terminalForm} from '../../util/textWidth.js';
 
 export type WrapOptions = {
 	/** Spaces before every line. @default 0 */
@@ -30,7 +31,8 @@ export function wrapText(text: string, width: number, options: WrapOptions = {})
 	const hang = Math.max(0, options.hang ?? 0);
 	const columns = Math.max(1, width);
 	const out: string[] = [];
-	for (const paragraph of text.replace(/\t/g, '  ').replace(/\r\n?/g, '\n').split('\n')) {
+	// In the form whose width string-width and the terminal agree on (util/textWidth.ts terminalForm).
+	for (const paragraph of terminalForm(text).replace(/\t/g, '  ').replace(/\r\n?/g, '\n').split('\n')) {
 		const lead = /^ */.exec(paragraph)![0].length;
 		const body = paragraph.slice(lead);
 		if (body.trim() === '') {
