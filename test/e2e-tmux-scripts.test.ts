@@ -94,14 +94,26 @@ describe('every script and emoji fits its pane, as the terminal measures it', {s
 			screens.push(screen);
 			const joined: string[] = [tmux('capture-pane', '-p', '-J', '-t', name)];
 			// Every pane, paged from its top to its end (the narrow layouts show one pane at a time).
-			for (const pane of ['1', '2', '3']) {
-				tmux('send-keys', '-t', name, pane, 'g');
-				for (let page = 0; page < 12; page++) {
-					screen = await waitForStableScreen(capture, () => true, `pane ${pane} page ${page}`);
+			// The focused pane's title row: its range says where it is scrolled to ("1-12/90 ↓").
+			const header = (text: string, title: string) => /▶ \S+[^┃│]*/.exec(text.split('\n').find((line) => line.includes(`▶ ${title}`)) ?? '')?.[0] ?? '';
+			for (const [key, title] of [['1', 'Public'], ['2', 'Private'], ['3', 'Oracle']] as const) {
+				tmux('send-keys', '-t', name, key, 'g');
+				screen = await waitForStableScreen(capture, (s) => /\b1-\d+\/\d+/.test(header(s, title)) || (header(s, title) !== '' && !/\d+-\d+\//.test(header(s, title))), `${title} at its top`);
+				for (let page = 0; page < 15; page++) {
 					screens.push(screen);
 					joined.push(tmux('capture-pane', '-p', '-J', '-t', name));
-					if (!/↓/.test(screen.split('\n').find((line) => /Public|Private|Oracle/.test(line) && /\d+-\d+\/\d+/.test(line)) ?? '')) break;
-					tmux('send-keys', '-t', name, 'PageDown');
+					if (!header(screen, title).includes('↓')) break;
+					const before = header(screen, title);
+					// A key can be lost while a frame is being written under load: sent again after a pause.
+					for (let attempt = 1; ; attempt++) {
+						tmux('send-keys', '-t', name, 'PageDown');
+						try {
+							screen = await waitForStableScreen(capture, (s) => header(s, title) !== before, `${title} page ${page + 1}`, {timeoutMs: attempt < 3 ? 4000 : 20_000});
+							break;
+						} catch (error) {
+							if (attempt >= 3) throw error;
+						}
+					}
 				}
 			}
 			const seen = screens.join('\n');
