@@ -28,7 +28,8 @@ export function createEvidenceSource(options: EvidenceSourceOptions): {source: E
 	const spec = embedderSpecText({flag: options.embedder, env: options.env});
 	const log = (message: string) => options.warn?.(message.replace(/^cultureconverse: /, '').trimEnd());
 	const open = () => {
-		kb ??= KnowledgeBase.open({universe: options.universe, env: options.env, cwd: options.cwd, embedder: spec, log}).then((value) => (opened = value));
+		// The flag as given (not the resolved spec): a default that failed is remembered only when nobody named it (kb/embedder.ts).
+		kb ??= KnowledgeBase.open({universe: options.universe, env: options.env, cwd: options.cwd, embedder: options.embedder, log}).then((value) => (opened = value));
 		kb.catch(() => (kb = undefined));
 		return kb;
 	};
