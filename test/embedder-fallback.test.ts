@@ -23,7 +23,8 @@ describe('a default embedder that could not be loaded is remembered by every com
 		const failure = path.join(home, 'embedder-unavailable.json');
 		writeFileSync(failure, JSON.stringify({spec: DEFAULT_EMBEDDER, reason: 'fetch failed', at: '2026-12-01T00:00:00.000Z'}));
 		// No CULTURECONVERSE_EMBEDDER: the default is what the commands would load.
-		const env = {CULTURECONVERSE_HOME: home, HF_HOME: path.join(cwd, 'hf'), PATH: process.env['PATH']};
+		// runCli's test environment names hash; empty here, so the default is what the commands would load.
+		const env = {CULTURECONVERSE_EMBEDDER: '', CULTURECONVERSE_HOME: home, HF_HOME: path.join(cwd, 'hf'), PATH: process.env['PATH']};
 		const sessions = path.join(cwd, 'sessions');
 		const seed = 'my-tamil-hindu-a55-f:culinary.dietary-rules.02';
 		for (const args of [
