@@ -149,15 +149,16 @@ export function statusLines(input: StatusInput): [Segment[], Segment[]] {
 	// The step number of the calls it makes (the inspector's s4 is step 4, shown while it runs).
 	const stepNumber = input.running ? `step ${session.steps.length + 1} ▶` : `step ${session.steps.length}`;
 	// Most telling first: a line cut at a narrow terminal's edge loses the cost, not the call in flight.
-	// Narrow terminals shorten, then drop, from the highest `drop` down (fitSegments): the phase and the call in flight stay.
+	// Narrow terminals shorten, then drop, from the highest `drop` down (fitSegments): the last call's latency, the step,
+	// the shard, tokens and cost, the turn, a retry; the phase and the call in flight stay.
 	const first: Segment[] = [
 		phaseText(input),
-		...(input.replay ? [] : [{text: stepNumber, tone: 'dim' as const, short: `s${session.steps.length + (input.running ? 1 : 0)}`, drop: 3}]),
+		...(input.replay ? [] : [{text: stepNumber, tone: 'dim' as const, short: `s${session.steps.length + (input.running ? 1 : 0)}`, drop: 5}]),
 		{text: turnText(session), tone: 'normal', short: turnShort(session), drop: 2},
 		{text: shardText(session), tone: 'private', short: shardText(session).replace('shard ', '§'), drop: 4},
 		inFlight ? {text: callInFlightText(inFlight, input.nowMs ?? Date.now()), tone: 'warn', short: callInFlightShort(inFlight, input.nowMs ?? Date.now())} : {text: `last call ${latency === null ? '–' : formatSeconds(latency)}`, tone: 'dim', drop: 6},
 		...(input.retry ? [{text: input.retry, tone: 'warn' as const, drop: 1}] : []),
-		{text: usageText(session), tone: 'dim', short: usageShort(session), drop: 5},
+		{text: usageText(session), tone: 'dim', short: usageShort(session), drop: 3},
 	];
 	const second: Segment[] = [{text: modelsText(session), tone: 'dim', short: modelsShort(session), drop: 3}];
 	if (!input.replay) second.push({text: input.auto ? 'AUTO on (a stops)' : 'auto off', tone: input.auto ? 'warn' : 'dim', short: input.auto ? 'AUTO' : 'auto off', drop: input.auto ? 1 : 4});
