@@ -51,7 +51,7 @@ describe('episode screen over HTTP', () => {
 		const {tui} = await open({stage: {assistant: () => ({stream: ['Start ', 'with ', 'one ', 'shared ', 'vegetarian ', 'dish.'], pauseMs: 800})}});
 		try {
 			let frame = await stepTo(tui, 3);
-			assert.doesNotMatch(frame, /OFFLINE MOCK PROVIDER/);
+			assert.doesNotMatch(frame, /OFFLINE MOCK/);
 			assert.match(frame, /gen fake-model|gen gpt-5-mini/);
 			await tui.press('n');
 			frame = await tui.waitFor((f) => f.includes('ASSISTANT · t=0 (streaming…)'), 'the streaming reply');
