@@ -165,12 +165,15 @@ describe('episode screen, live on the offline mock', () => {
 			await tui.press('v');
 			// v asks first (y/N); anything but y keeps the seat blind.
 			frame = await tui.waitFor((f) => f.includes('Show the private and oracle panes?') && f.includes('(y/N)'), 'v asks first');
+			await tui.settle();
 			await tui.press(KEYS.enter);
 			frame = await tui.waitFor((f) => f.includes('e types in it') && !f.includes('(y/N)'), 'Enter declines');
 			assert.doesNotMatch(frame, /Oracle/);
 			assert.equal(engine.session.sawHidden, undefined, 'declining records nothing');
+			await tui.settle();
 			await tui.press('v');
 			await tui.waitFor((f) => f.includes('(y/N)'), 'asked again');
+			await tui.settle();
 			await tui.press('y');
 			frame = await tui.waitFor((f) => f.includes('Oracle') && f.includes('Private'), 'y reveals the hidden panes');
 			await tui.waitFor(() => engine.session.sawHidden === true, 'recorded on the session');

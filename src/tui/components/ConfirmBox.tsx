@@ -21,7 +21,10 @@ export function ConfirmBox({question, active, onAnswer, strict = false}: Props) 
 	const {columns} = useTerminalSize();
 	useKeys(
 		(input, key) => {
-			onAnswer(input === 'y' || input === 'Y' || (!strict && key.return));
+			const yes = input === 'y' || input === 'Y' || (!strict && key.return);
+			// After every region has seen this key: Ink may re-render as soon as the answer closes the box,
+			// and the region under it would then take the same key (an Enter that declined would also type).
+			queueMicrotask(() => onAnswer(yes));
 		},
 		{isActive: active},
 	);

@@ -33,8 +33,13 @@ function pressOf(char: string): [string, Key] {
 export function useKeys(handler: (input: string, key: Key) => void, options: {isActive?: boolean} = {}): void {
 	const latest = useRef(handler);
 	latest.current = handler;
+	// Whether the region has the keys is read at key time too: a box opened by the last render (a y/N
+	// question) must take the very next key, not the region under it, whose subscription Ink would only
+	// drop in an effect after the frame. So the hook stays subscribed and the latest render decides.
+	const active = useRef(options.isActive !== false);
+	active.current = options.isActive !== false;
 	const stable = useCallback((input: string, key: Key) => {
-		for (const [one, oneKey] of splitKeys(input, key)) latest.current(one, oneKey);
+		for (const [one, oneKey] of splitKeys(input, key)) if (active.current) latest.current(one, oneKey);
 	}, []);
-	useInput(stable, options);
+	useInput(stable);
 }
