@@ -219,7 +219,7 @@ describe('the TUI in tmux on the offline mock: home screen, pickers, playing the
 		keys('q');
 		screen = await waitForScreen((s) => s.includes('EXIT='), 'the exit');
 		assert.match(screen, /EXIT=0/);
-		assert.match(screen.replace(/\n/g, ''), /Session \S+ saved at step 5 \(awaiting_assistant\)\. Resume: npx cultureconverse tui --resume \S+/, 'quitting says how to resume');
+		assert.match(screen.replace(/\n/g, ''), /Session \S+ saved at step 5 \(awaiting_assistant\)\. Resume: npx ?cultureconverse tui --resume \S+/, 'quitting says how to resume');
 
 		const files = readdirSync(path.join(work, 'sessions')).filter((name) => name.endsWith('.json'));
 		assert.equal(files.length, 1);
@@ -241,7 +241,6 @@ describe('the TUI in tmux on the offline mock: home screen, pickers, playing the
 		const marked = JSON.parse(readFileSync(path.join(work, 'sessions', files[0]!), 'utf8')) as {sawHidden?: boolean; hiddenViews?: Array<{view: string; step: number}>};
 		assert.equal(marked.sawHidden, true);
 		assert.deepEqual(marked.hiddenViews?.map((seen) => [seen.view, seen.step]), [['replay', 5]]);
-		assert.match(screen, /assistant human \(saw hidden\)/, 'the title says so');
 		assert.match(pane(screen, 'public'), /USER · t=1/);
 		keys('Left');
 		screen = await waitForScreen((s) => s.includes('REPLAY step 4/5'), 'one step back');
