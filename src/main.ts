@@ -101,14 +101,14 @@ export async function main(argv: readonly string[], io: IO, options: MainOptions
 			io.stdout.write(helpText());
 			return ExitCode.ok;
 		}
-		// Options with no command (`cultureconverse --sessions-dir X`) are the TUI's: it opens on them.
+		// Options with no command (`npx cultureconverse --sessions-dir X`) are the TUI's: it opens on them.
 		if (first.startsWith('-') && !['--help', '-h', '--version', '-v'].includes(first)) return await main(['tui', ...argv], io, options);
 		if (first === '--help' || first === '-h' || first === 'help') {
 			const named = first === 'help' ? argv[1] : undefined;
 			const entry = named ? COMMANDS.find((candidate) => candidate.name === named) : undefined;
 			if (named && !entry) {
 				const near = nearMatches(named, COMMANDS.map((candidate) => candidate.name));
-				throw new UserError(`Unknown command '${named}'.${near.length > 0 ? ` Did you mean: ${near.join(', ')}?` : ''} Run \`cultureconverse --help\` for the list.`);
+				throw new UserError(`Unknown command '${named}'.${near.length > 0 ? ` Did you mean: ${near.join(', ')}?` : ''} Run \`npx cultureconverse --help\` for the list.`);
 			}
 			io.stdout.write(entry ? commandHelp(await entry.load()) : helpText());
 			return ExitCode.ok;
@@ -120,7 +120,7 @@ export async function main(argv: readonly string[], io: IO, options: MainOptions
 		const entry = COMMANDS.find((candidate) => candidate.name === first);
 		if (!entry) {
 			const near = nearMatches(first, COMMANDS.map((candidate) => candidate.name));
-			throw new UserError(`Unknown command '${first}'.${near.length > 0 ? ` Did you mean: ${near.join(', ')}?` : ''} Run \`cultureconverse --help\` for the list.`);
+			throw new UserError(`Unknown command '${first}'.${near.length > 0 ? ` Did you mean: ${near.join(', ')}?` : ''} Run \`npx cultureconverse --help\` for the list.`);
 		}
 		const command = await entry.load();
 		const rest = argv.slice(1);

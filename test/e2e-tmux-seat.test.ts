@@ -196,7 +196,7 @@ describe('the TUI in tmux: issue 14', {skip: hasTmux ? false : 'tmux is not inst
 		term.keys('C-c');
 		screen = await term.waitFor((s) => s.includes('EXIT='), 'the exit');
 		assert.match(screen, /EXIT=130/, 'Ctrl-C mid-step exits 130');
-		assert.match(screen.replace(/\n/g, ''), /Resume: cultureconverse tui --resume \S+/);
+		assert.match(screen.replace(/\n/g, ''), /Resume: npx ?cultureconverse tui --resume \S+/);
 		const id = /Session (\S+) saved/.exec(screen.replace(/\n/g, ''))![1]!;
 		assert.equal(sessionFile(id).status, 'running', 'resumable');
 		assert.equal(readdirSync(path.join(work, 'sessions')).filter((name) => name.includes(id) && name.endsWith('.json')).length, 1, 'one session file (its journal holds the steps since the retry)');

@@ -36,7 +36,7 @@ function pane(screen: string, id: PaneId): string {
 	const geometry = episodeLayout({columns: COLUMNS, rows: ROWS, chromeRows: 5});
 	const start = id === 'public' ? 0 : id === 'private' ? geometry.widths.public : geometry.widths.public + geometry.widths.private;
 	const lines = screen.split('\n');
-	const top = lines.findIndex((line) => line.startsWith('╭'));
+	const top = lines.findIndex((line) => /^[╭┏]/.test(line)); // the focused pane has a heavy border
 	return lines
 		.slice(top, top + geometry.paneHeight)
 		.map((line) => [...line].slice(start + 1, start + geometry.widths[id] - 1).join('').trim())
@@ -82,7 +82,7 @@ describe('the TUI in tmux against a loopback OpenAI-compatible server', {skip: h
 
 	it('steps an episode to its judged end with n, each pane showing what a person should see', async () => {
 		let screen = await waitForScreen((s) => s.includes('next: retrieve evidence'), 'the episode screen', 30_000);
-		assert.doesNotMatch(screen, /OFFLINE MOCK PROVIDER/, 'a real endpoint: no mock banner');
+		assert.doesNotMatch(screen, /OFFLINE MOCK/, 'a real endpoint: no mock banner');
 		assert.match(screen, /gen fake-model · val fake-model · sim fake-model · asst fake-model · judge fake-model/);
 		assert.match(pane(screen, 'public'), /\(no messages yet\)/);
 		assert.match(pane(screen, 'oracle'), /no blueprint yet/);
@@ -202,7 +202,7 @@ describe('the TUI in tmux on the offline mock: home screen, pickers, playing the
 		keys('s');
 		// A person playing the assistant: the episode runs on its own to their turn, blind.
 		screen = await waitForScreen((s) => s.includes('Your reply as the assistant (t=0)'), 'the reply box, as soon as the user has spoken');
-		assert.match(screen, /OFFLINE MOCK PROVIDER/, 'the mock banner');
+		assert.match(screen, /OFFLINE MOCK · every role ran on the mock · replies and scores are filler, not measurements/, 'the mock banner, worded to fit 100 columns without losing "not measurements"');
 		assert.match(screen, /blind: the chat only/);
 		assert.doesNotMatch(screen, /Private|Oracle|Shard/, 'no hidden pane on a blind seat');
 		type('Could you tell me which dishes your aunt cooks?');
@@ -215,11 +215,11 @@ describe('the TUI in tmux on the offline mock: home screen, pickers, playing the
 		assert.match(screen, /Could you tell me which dishes your aunt cooks\?/);
 		assert.match(screen, /USER · t=1/);
 		keys('Escape');
-		await waitForScreen((s) => s.includes('press e to type in it'), 'Esc leaves the reply box');
+		await waitForScreen((s) => s.includes('e types in it'), 'Esc leaves the reply box');
 		keys('q');
 		screen = await waitForScreen((s) => s.includes('EXIT='), 'the exit');
 		assert.match(screen, /EXIT=0/);
-		assert.match(screen.replace(/\n/g, ''), /Session \S+ saved at step 5 \(awaiting_assistant\)\. Resume: cultureconverse tui --resume \S+/, 'quitting says how to resume');
+		assert.match(screen.replace(/\n/g, ''), /Session \S+ saved at step 5 \(awaiting_assistant\)\. Resume: npx ?cultureconverse tui --resume \S+/, 'quitting says how to resume');
 
 		const files = readdirSync(path.join(work, 'sessions')).filter((name) => name.endsWith('.json'));
 		assert.equal(files.length, 1);
@@ -228,8 +228,19 @@ describe('the TUI in tmux on the offline mock: home screen, pickers, playing the
 		assert.equal(saved.config.assistant, 'human');
 		assert.equal(saved.turns[1]!.source, 'human');
 
+		// The session is still played blind: its replay (every partition) is refused without --reveal, and nothing is marked.
 		start(replay, 160, 48, `replay ${id}`);
+		screen = await waitForScreen((s) => s.includes('EXIT='), 'the refusal', 30_000);
+		assert.match(screen, /EXIT=2/);
+		assert.match(screen.replace(/\n/g, ''), /is played blind by a person and its dialogue is still open/);
+		assert.equal((JSON.parse(readFileSync(path.join(work, 'sessions', files[0]!), 'utf8')) as {sawHidden?: boolean}).sawHidden, undefined);
+		spawnSync('tmux', ['kill-session', '-t', replay]);
+		// With --reveal it opens, and the session says so before anything is drawn.
+		start(replay, 160, 48, `replay ${id} --reveal`);
 		screen = await waitForScreen((s) => s.includes('REPLAY step 5/5'), 'the replay at its last step', 30_000);
+		const marked = JSON.parse(readFileSync(path.join(work, 'sessions', files[0]!), 'utf8')) as {sawHidden?: boolean; hiddenViews?: Array<{view: string; step: number}>};
+		assert.equal(marked.sawHidden, true);
+		assert.deepEqual(marked.hiddenViews?.map((seen) => [seen.view, seen.step]), [['replay', 5]]);
 		assert.match(pane(screen, 'public'), /USER · t=1/);
 		keys('Left');
 		screen = await waitForScreen((s) => s.includes('REPLAY step 4/5'), 'one step back');

@@ -258,7 +258,7 @@ describe('situated items: norm sources', () => {
 		const th: Norm = {...good, culture: 'Thailand', country: 'TH', region: 'TH'};
 		assert.deepEqual(normIdentityProblems([good, {...th, id: 'norm.custom-2', identities: ['th-isan']}], universe), []);
 		assert.deepEqual(normIdentityProblems([{...th, identities: ['th-nobody', 'my-tamil-hindu']}, {...good, identities: ['th-isan']}], universe), [
-			"norm.custom-1: unknown identity 'th-nobody' (see `cultureconverse personas --region TH`)",
+			"norm.custom-1: unknown identity 'th-nobody' (see `npx cultureconverse personas --region TH`)",
 			"norm.custom-1: identity 'my-tamil-hindu' belongs to MY, not TH",
 			"norm.custom-1: identity 'th-isan' needs the norm to be of one of the ten regions (region is null)",
 		]);

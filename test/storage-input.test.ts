@@ -99,7 +99,7 @@ describe('storage: large input', () => {
 		const refused = await cli(['run', '--human', '--seed', 'th-isan-a35-f:culinary.dietary-rules.01'], long);
 		assert.equal(refused.code, 2, refused.stderr);
 		assert.match(refused.stderr, /the reply is 100,001 characters long; a reply may have at most 100,000/);
-		const id = /continue with: cultureconverse run --resume (\S+)/.exec(refused.stderr)?.[1];
+		const id = /continue with: npx cultureconverse run --resume (\S+)/.exec(refused.stderr)?.[1];
 		assert.ok(id, refused.stderr);
 		const waiting = readSession(path.join(sessions, `${id}.json`));
 		assert.equal(waiting.status, 'awaiting_assistant');

@@ -94,7 +94,7 @@ describe('storage: a finished batch session that was cut or lost', () => {
 		assert.match(text.stdout, /1 scored episode\(s\), 0 ended in an error flag \(not scored\), 0 unfinished, 2 missing or unreadable/);
 		assert.match(text.stdout, new RegExp(`2 session\\(s\\) of batch cut are missing or unreadable and not counted: .*${damaged} \\(unreadable\\)`));
 		assert.match(text.stdout, new RegExp(`${deleted} \\(missing\\)`));
-		assert.match(text.stdout, /`cultureconverse batch --name cut` sets them aside and runs them again/);
+		assert.match(text.stdout, /`npx cultureconverse batch --name cut` sets them aside and runs them again/);
 		const json = parseJson<{overall: {n: number}; sessions: number; lost: Array<{id: string; reason: string; batchStatus: string; problem: string | null}>}>((await cli(['report', '--batch', 'cut', '--include-mock', '--json'])).stdout);
 		assert.equal(json.overall.n, 1);
 		assert.equal(json.sessions, 1);

@@ -31,7 +31,7 @@ describe('TUI flows from the home screen', () => {
 		try {
 			let frame = await tui.waitFor((f) => f.includes('New episode: pick a persona'), 'the home screen');
 			assert.match(frame, /348 personas/);
-			assert.match(frame, /From the shell: cultureconverse batch/, 'the headless uses are named on the home screen');
+			assert.match(frame, /From the shell: npx cultureconverse batch/, 'the headless uses are named on the home screen');
 			await tui.settle();
 			await tui.press('n');
 			frame = await tui.waitFor((f) => f.includes('New episode · 1/3 persona'), 'the persona picker');

@@ -64,9 +64,17 @@ describe('the tui command', () => {
 		const tui = spy();
 		await runCli(['tui'], {tty: true, main: {openTui: tui.openTui}, env: fx.env, cwd: fx.dir});
 		await runCli([], {tty: true, main: {openTui: tui.openTui}, env: fx.env, cwd: fx.dir});
-		await runCli(['replay', 'some-id'], {tty: true, main: {openTui: tui.openTui}, env: fx.env, cwd: fx.dir});
+		// replay reads the session first (one still played blind is refused before the screen is taken over).
+		const engine = await fx.services().startEpisode({persona: 'my-tamil-hindu-a55-f', template: 'culinary.dietary-rules.02', tier: 'standard'});
+		await engine.runToEnd();
+		const opened = await runCli(['replay', engine.session.id, '--sessions-dir', fx.sessionsDir], {tty: true, main: {openTui: tui.openTui}, env: fx.env, cwd: fx.dir});
+		assert.equal(opened.code, 0, opened.stderr);
 		assert.deepEqual(tui.calls.map((call) => call.kind), ['home', 'home', 'replay']);
-		assert.equal((tui.calls[2] as {session: string}).session, 'some-id');
+		assert.match((tui.calls[2] as {session: string}).session, new RegExp(`${engine.session.id}\\.json$`));
+		const unknown = await runCli(['replay', 'some-id', '--sessions-dir', fx.sessionsDir], {tty: true, main: {openTui: tui.openTui}, env: fx.env, cwd: fx.dir});
+		assert.equal(unknown.code, 2);
+		assert.match(unknown.stderr, /Unknown session 'some-id'/);
+		assert.equal(tui.calls.length, 3, 'an unknown id never takes over the screen');
 	});
 
 	it('lists tui in the help', async () => {

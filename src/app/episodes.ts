@@ -1,3 +1,4 @@
+import {markHiddenSeen} from '../episode/blindness.js';
 import type {Seed} from '../domain/seed.js';
 import type {Flags} from '../commands/types.js';
 import {type EpisodeOptions, buildConfig, newSession} from '../episode/createSession.js';
@@ -66,7 +67,7 @@ export async function startEpisode(runtime: Runtime, seed: Seed, options: Episod
 	let fresh = newSession({seed, persona, template, config, id: options.id, now: new Date()});
 	if (sharedFrom) fresh = sharedStart(fresh, sharedFrom);
 	// A human who asked to see hidden state from the start has seen it before every reply.
-	const session = options.reveal && config.assistant === 'human' ? {...fresh, sawHidden: true} : fresh;
+	const session = options.reveal ? markHiddenSeen(fresh, 'start-reveal') : fresh;
 	const engine = new EpisodeEngine(session, {universe, gateway: runtime.gateway, store: runtime.store, evidence: runtime.evidence, replaySource, ...rest});
 	if (listener) engine.on(listener);
 	await engine.start(false);

@@ -5,6 +5,9 @@ import type {EvidenceSource} from '../episode/engine.js';
 import {createGateway, gatewayOptions} from '../llm/gateway.js';
 import {type ModelSettings, modelFlags, requireRoles, resolveRoleSettings} from '../llm/settings.js';
 import {preflight} from '../llm/preflight.js';
+import {type CostEstimate, estimateCost} from '../llm/pricing.js';
+import {type UsageSummary, summarizeCalls} from '../llm/usage.js';
+import type {CallRecord, RoleSettings} from '../domain/session.js';
 import type {Limiter} from '../llm/limiter.js';
 import {type AssistantKind, ModelRole} from '../domain/session.js';
 import type {ModelGateway} from '../llm/types.js';
@@ -80,4 +83,19 @@ export function createRuntime(input: {flags: Flags; io: IO; universe: Universe; 
 	};
 	// A stale session lock taken over is said (on a worker thread, stderr reaches the coordinator as a notice).
 	return {universe, settings, gateway, store: new SessionStore(sessionsDir(flags, io), {onNotice: (message) => io.stderr.write(`cultureconverse: ${message}\n`)}), evidence: evidence.source, embedderId: evidence.embedderId, workspace, check};
+}
+
+/*
+ * Services front ends reach the model layer through (the TUI imports nothing from src/llm): the model
+ * each role would resolve to, and what a session's calls used and cost.
+ */
+
+/** The model every role would use with these flags and this environment; throws a UserError when they cannot work. */
+export function resolveRoles(flags: Flags, io: Pick<IO, 'env' | 'cwd'>): Readonly<Record<ModelRole, RoleSettings>> {
+	return resolveRoleSettings({flags, env: io.env, cwd: io.cwd}).roles;
+}
+
+/** Tokens, calls and the estimated price of a session's calls so far (cached and mock calls cost nothing). */
+export function sessionUsage(calls: readonly CallRecord[]): {readonly usage: UsageSummary; readonly cost: CostEstimate} {
+	return {usage: summarizeCalls(calls), cost: estimateCost(calls)};
 }

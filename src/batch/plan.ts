@@ -44,13 +44,13 @@ export function readSeedFile(file: string, space: SeedSpace): Seed[] {
 export function selectSeeds(space: SeedSpace, selection: BatchSelection): Seed[] {
 	if (selection.seedFile || selection.sample === null) {
 		const all = selection.seedFile ? readSeedFile(selection.seedFile, space) : [...space.iterate(selection.filter)];
-		if (all.length === 0) throw new UserError('The selection matches no seeds: loosen the filters (see `cultureconverse seeds count` with the same flags).');
+		if (all.length === 0) throw new UserError('The selection matches no seeds: loosen the filters (see `npx cultureconverse seeds count` with the same flags).');
 		if (selection.sample === null) return all;
 		return sampleOf(all.map((seed) => seed.id), selection, space).map((id) => space.get(id));
 	}
 	// A sample of the whole space hashes ids only: seeds are built for the chosen ones.
 	const ids = [...space.ids(selection.filter)];
-	if (ids.length === 0) throw new UserError('The selection matches no seeds: loosen the filters (see `cultureconverse seeds count` with the same flags).');
+	if (ids.length === 0) throw new UserError('The selection matches no seeds: loosen the filters (see `npx cultureconverse seeds count` with the same flags).');
 	return sampleOf(ids, selection, space).map((id) => space.get(id));
 }
 

@@ -38,7 +38,7 @@ export const batchCommand: Command = {
 	usage: [
 		'batch [--name N] [seed filters] [--seed-file FILE] [--sample N [--balance identity|region|tier|domain]] [--sample-seed S] [--trials K] [--parallel P] [--lang english[,native]] [--mode eval[,gold]] [--dry-run] [--json|--jsonl]',
 		'batch --name N                      resume (or retry the errors of) an earlier batch',
-		'batch --name N [...] --queue redis://HOST:PORT[/DB]   plan here, run on workers anywhere (cultureconverse worker)',
+		'batch --name N [...] --queue redis://HOST:PORT[/DB]   plan here, run on workers anywhere (npx cultureconverse worker)',
 		'batch status <name> [--queue redis://...] [--json]',
 		'batch list [--json]',
 	].join('\n    $ cultureconverse '),
@@ -51,7 +51,7 @@ export const batchCommand: Command = {
 		balance: {type: 'string', description: 'With --sample: draw equally from each identity, region, tier or domain (the paper\'s balanced design)'},
 		trials: {type: 'number', description: 'Episodes per seed, to see run-to-run noise (default 1)'},
 		parallel: {type: 'number', description: 'Episodes in flight at once (default: --concurrency, the model-call limit)'},
-		queue: {type: 'string', description: 'Run the batch on a Redis queue, redis://HOST:PORT[/DB]: this process plans, follows and collects the sessions; `cultureconverse worker --queue ...` processes anywhere run the episodes'},
+		queue: {type: 'string', description: 'Run the batch on a Redis queue, redis://HOST:PORT[/DB]: this process plans, follows and collects the sessions; `npx cultureconverse worker --queue ...` processes anywhere run the episodes'},
 		workers: {type: 'string', description: 'Threads to spread the episodes over, sharing one model-call limit: a number, or auto (every core once --parallel reaches 16; default)'},
 		// Without defaults: on a rerun, only flags the user typed may be compared with the batch's own.
 		lang: {...withoutDefault(episodeFlags.lang), description: 'english or native, or both (english,native): paired variants from one blueprint per seed'},
@@ -71,7 +71,7 @@ export const batchCommand: Command = {
 		const sub = context.args[0];
 		if (sub === 'status') return showStatus(context);
 		if (sub === 'list') return listBatches(context);
-		if (sub !== undefined) throw new UserError(unknownMessage('batch subcommand', sub, ['status', 'list'], 'Run `cultureconverse batch --help`.'));
+		if (sub !== undefined) throw new UserError(unknownMessage('batch subcommand', sub, ['status', 'list'], 'Run `npx cultureconverse batch --help`.'));
 		return runOrResume(context);
 	},
 };
@@ -174,7 +174,7 @@ async function runOrResume(context: CommandContext): Promise<number> {
 	const progress = Object.assign((event: BatchEvent) => {
 		if (event.type === 'planned' && mode === 'text') {
 			const recovered = event.recovered > 0 ? ` (${event.recovered} lost or unreadable, run again)` : '';
-			if (queue) live.stream.write(`Batch ${name}: ${event.total} item(s), ${event.todo} to run${recovered} on the queue ${queue.target.display}, at most ${runtime.settings.concurrency} calls in flight per endpoint; manifest ${store.fileFor(name)}\n  workers: cultureconverse worker --queue ${queue.target.display}\n`);
+			if (queue) live.stream.write(`Batch ${name}: ${event.total} item(s), ${event.todo} to run${recovered} on the queue ${queue.target.display}, at most ${runtime.settings.concurrency} calls in flight per endpoint; manifest ${store.fileFor(name)}\n  workers: npx cultureconverse worker --queue ${queue.target.display}\n`);
 			else live.stream.write(`Batch ${name}: ${event.total} item(s), ${event.todo} to run${recovered}, ${parallel} at a time${event.threads > 1 ? ` on ${event.threads} threads` : ''}; manifest ${store.fileFor(name)}\n`);
 		}
 		printer(event);
@@ -218,7 +218,7 @@ async function runOrResume(context: CommandContext): Promise<number> {
 	if (mode === 'text') {
 		write(io, summaryText(summary, run));
 		if (!result.stopped && (result.interrupted || summary.byStatus.error > 0 || summary.byStatus.pending > 0 || summary.byStatus.running > 0)) {
-			io.stderr.write(`${result.interrupted ? 'Interrupted. ' : ''}Continue with: cultureconverse batch --name ${name}${summary.byStatus.error > 0 ? ' (items with an error flag are retried; --skip-errors leaves them)' : ''}\n`);
+			io.stderr.write(`${result.interrupted ? 'Interrupted. ' : ''}Continue with: npx cultureconverse batch --name ${name}${summary.byStatus.error > 0 ? ' (items with an error flag are retried; --skip-errors leaves them)' : ''}\n`);
 		}
 	} else {
 		writeJson(io, {type: 'batch_summary', manifest: store.fileFor(name), interrupted: result.interrupted, stopped: result.stopped, ...summary, run});
@@ -226,7 +226,7 @@ async function runOrResume(context: CommandContext): Promise<number> {
 	if (result.stopped && queue) await queue.pause(name);
 	if (result.stopped) {
 		const {role, kind, count, message} = result.stopped;
-		io.stderr.write(`\nStopped: ${count} items in a row failed the same way (${kind}, ${role} role); nothing more was started${queue ? ' (the queue is paused: workers take none of its jobs)' : ''} and everything is saved.\n  ${message}\n  ${setupAdvice(kind, role, runtime.gateway.settings(role), runtime.settings.apiKeyEnv[role], message)}\n  Then continue with: cultureconverse batch --name ${name}\n`);
+		io.stderr.write(`\nStopped: ${count} items in a row failed the same way (${kind}, ${role} role); nothing more was started${queue ? ' (the queue is paused: workers take none of its jobs)' : ''} and everything is saved.\n  ${message}\n  ${setupAdvice(kind, role, runtime.gateway.settings(role), runtime.settings.apiKeyEnv[role], message)}\n  Then continue with: npx cultureconverse batch --name ${name}\n`);
 		return ExitCode.badInput;
 	}
 	if (result.interrupted) return ExitCode.interrupted;
@@ -236,7 +236,7 @@ async function runOrResume(context: CommandContext): Promise<number> {
 async function showStatus(context: CommandContext): Promise<number> {
 	const {args, flags, io} = context;
 	const name = args[1];
-	if (!name) throw new UserError('Usage: cultureconverse batch status <name> [--json] (list them with `cultureconverse batch list`)');
+	if (!name) throw new UserError('Usage: npx cultureconverse batch status <name> [--json] (list them with `npx cultureconverse batch list`)');
 	const store = new BatchStore(sessionsDir(flags, io));
 	const manifest = store.load(name);
 	const summary = summarizeBatch(manifest);
@@ -281,7 +281,7 @@ async function listBatches(context: CommandContext): Promise<number> {
 		return ExitCode.ok;
 	}
 	if (rows.length === 0) {
-		write(io, `No batches in ${store.dir}. Start one with \`cultureconverse batch --sample 20\`.`);
+		write(io, `No batches in ${store.dir}. Start one with \`npx cultureconverse batch --sample 20\`.`);
 		return ExitCode.ok;
 	}
 	write(io, renderTable(rows, [
@@ -326,7 +326,7 @@ async function queueSetup(flags: Flags, episode: BatchEpisodeConfig) {
 	const target = parseQueueUrl(flags['queue']);
 	if (episode.assistant === 'human' || episode.assistant === 'replay') throw new UserError(`A batch on a queue runs without anyone at the keyboard: the ${episode.assistant} assistant cannot be used with --queue.`);
 	if (flags['record'] !== undefined) throw new UserError('--record writes a file on the machine that makes the calls; with --queue the workers make them. Record on a local batch instead.');
-	if (flags['workers'] !== undefined) throw new UserError('--workers spreads a local batch over threads; with --queue the episodes run in `cultureconverse worker` processes (give them --parallel).');
+	if (flags['workers'] !== undefined) throw new UserError('--workers spreads a local batch over threads; with --queue the episodes run in `npx cultureconverse worker` processes (give them --parallel).');
 	await coordinator.checkRedis(target).catch((error: Error) => {
 		throw new UserError(error.message);
 	});

@@ -83,7 +83,7 @@ export const crispCommand: Command = {
 	},
 	async run(context) {
 		const sub = context.args[0];
-		if (sub === undefined) throw new UserError(`Usage: cultureconverse crisp ${SUBCOMMANDS.join('|')} ... (see cultureconverse crisp --help)`);
+		if (sub === undefined) throw new UserError(`Usage: npx cultureconverse crisp ${SUBCOMMANDS.join('|')} ... (see npx cultureconverse crisp --help)`);
 		switch (sub) {
 			case 'norms':
 				if (context.args[1] === 'extract') return extract(context);
@@ -124,7 +124,7 @@ async function build(context: CommandContext): Promise<number> {
 	const split = splitFlag(flags, 'any');
 	const selection = selectNorms(context);
 	const norms = split === 'any' ? selection.norms : selection.norms.filter((norm) => normSplit(norm.id) === split);
-	if (norms.length === 0) throw new UserError('No norm matches these flags (see `cultureconverse crisp norms`).');
+	if (norms.length === 0) throw new UserError('No norm matches these flags (see `npx cultureconverse crisp norms`).');
 	const chronotopes = wholeFlag(flags, 'chronotopes', {min: 1, max: 10}, 3);
 	const maxRounds = wholeFlag(flags, 'maxRounds', {min: 1, max: 20}, DEFAULT_MAX_ROUNDS);
 	const {items: file} = files(flags, io);
@@ -178,11 +178,11 @@ async function buildLocked(context: CommandContext, input: {file: string; norms:
 
 function show({args, flags, io, universe}: CommandContext): number {
 	const id = args[1];
-	if (!id) throw new UserError('Usage: cultureconverse crisp show <item-id> [--items FILE]');
+	if (!id) throw new UserError('Usage: npx cultureconverse crisp show <item-id> [--items FILE]');
 	const {items: file} = files(flags, io);
 	const items = readItems(file, io, universe());
 	const item = items.find((candidate) => candidate.id === id);
-	if (!item) throw new UserError(unknownMessage('item', id, items.map((candidate) => candidate.id), items.length === 0 ? `${file} holds no items yet: run \`cultureconverse crisp build\`.` : undefined));
+	if (!item) throw new UserError(unknownMessage('item', id, items.map((candidate) => candidate.id), items.length === 0 ? `${file} holds no items yet: run \`npx cultureconverse crisp build\`.` : undefined));
 	if (flags['json']) writeJson(io, item);
 	else write(io, formatItem(item));
 	return ExitCode.ok;
@@ -207,7 +207,7 @@ async function evaluateLocked(context: CommandContext): Promise<number> {
 	let items = readItems(itemsFile, io, universe)
 		.filter(isKept)
 		.filter((item) => (!matches || matches(item.norm)) && (split === 'any' || normSplit(item.norm.id) === split));
-	if (items.length === 0) throw new UserError(`No kept item to evaluate in ${itemsFile}${matches || split !== 'any' ? ' for these flags' : ''}: run \`cultureconverse crisp build\` first.`);
+	if (items.length === 0) throw new UserError(`No kept item to evaluate in ${itemsFile}${matches || split !== 'any' ? ' for these flags' : ''}: run \`npx cultureconverse crisp build\` first.`);
 	if (flags['limit'] !== undefined) items = spreadNorms(items, (item) => item.id, (item) => item.norm).slice(0, wholeFlag(flags, 'limit', {min: 1}, 0));
 	const bestOf = wholeFlag(flags, 'bestOf', {min: 1, max: 64}, 1);
 	const lambda = lambdaOf(flags);
@@ -242,7 +242,7 @@ function report(context: CommandContext): number {
 	const {evals: file} = files(flags, io);
 	const matches = cultureFilter(flags);
 	const evals = readEvals(file, io, context.universe()).filter((evaluation) => !matches || matches(evaluation));
-	if (evals.length === 0) throw new UserError(`No evaluation in ${file}${matches ? ' for these flags' : ''}: run \`cultureconverse crisp eval\` first.`);
+	if (evals.length === 0) throw new UserError(`No evaluation in ${file}${matches ? ' for these flags' : ''}: run \`npx cultureconverse crisp eval\` first.`);
 	const summary = summarizeEvals(evals, {lambda: lambdaOf(flags)});
 	if (typeof flags['html'] === 'string') {
 		const target = path.resolve(io.cwd, flags['html']);

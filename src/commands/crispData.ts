@@ -42,7 +42,7 @@ export function pairs(context: CommandContext): number {
 	const {items: itemsFile, evals: evalsFile} = files(flags, io);
 	const items = new Map(readItems(itemsFile, io, context.universe()).map((item) => [item.id, item]));
 	const evals = readEvals(evalsFile, io, context.universe());
-	if (evals.length === 0) throw new UserError(`No evaluation in ${evalsFile}: run \`cultureconverse crisp eval --best-of 4\` first.`);
+	if (evals.length === 0) throw new UserError(`No evaluation in ${evalsFile}: run \`npx cultureconverse crisp eval --best-of 4\` first.`);
 	const built = buildSituatedPairs(evals, items, {minMargin: margin, maxPerItem, balance: flags['balance'] !== false, split});
 	const out = writeLines({flags, io}, built.pairs.map((pair) => formatPair(pair, format)), 'pair');
 	const reasons = Object.entries(built.skipped).map(([reason, n]) => `${reason} ${n}`).join(', ');
@@ -77,12 +77,12 @@ export function samples(context: CommandContext): number {
 /** `crisp bon`: best-of-N picked by external rewards, judged by the outcome grades already made. */
 export function bestOfN({flags, io, universe}: CommandContext): number {
 	const file = flags['rewards'];
-	if (typeof file !== 'string') throw new UserError('Usage: cultureconverse crisp bon --rewards FILE (JSONL of {"id": ..., "reward": ...} for the ids `crisp samples` wrote)');
+	if (typeof file !== 'string') throw new UserError('Usage: npx cultureconverse crisp bon --rewards FILE (JSONL of {"id": ..., "reward": ...} for the ids `crisp samples` wrote)');
 	const n = flags['n'] === undefined ? undefined : wholeFlag(flags, 'n', {min: 1, max: 1024}, 1);
 	const rewards = readRewardFile(path.resolve(io.cwd, file));
 	const {evals: evalsFile} = files(flags, io);
 	const evals = readEvals(evalsFile, io, universe());
-	if (evals.length === 0) throw new UserError(`No evaluation in ${evalsFile}: run \`cultureconverse crisp eval --best-of 8\` first.`);
+	if (evals.length === 0) throw new UserError(`No evaluation in ${evalsFile}: run \`npx cultureconverse crisp eval --best-of 8\` first.`);
 	const known = new Set(evals.flatMap((evaluation) => evaluation.samples.map((sample) => sampleId(evaluation, sample.sample))));
 	const stray = [...rewards.keys()].filter((id) => !known.has(id));
 	if (stray.length === rewards.size) throw new UserError(`None of the ${rewards.size} reward id(s) in ${file} is a sample of ${evalsFile} (ids look like ${[...known][0] ?? '<item>#<model>#<sample>'}; write them with \`crisp samples\`).`);
@@ -141,7 +141,7 @@ function exportJsonl({flags, io, universe}: Pick<CommandContext, 'flags' | 'io' 
 	const {items: itemsFile, evals: evalsFile} = files(flags, io);
 	const items = new Map(readItems(itemsFile, io, universe()).map((item) => [item.id, item]));
 	const evals = readEvals(evalsFile, io, universe());
-	if (evals.length === 0) throw new UserError(`No evaluation in ${evalsFile}: run \`cultureconverse crisp eval\` first.`);
+	if (evals.length === 0) throw new UserError(`No evaluation in ${evalsFile}: run \`npx cultureconverse crisp eval\` first.`);
 	const out: unknown[] = [];
 	const skipped: Record<string, number> = {};
 	for (const evaluation of evals) {
@@ -159,7 +159,7 @@ function exportJsonl({flags, io, universe}: Pick<CommandContext, 'flags' | 'io' 
 /** Robust calibration of raw reward-model scores: median and IQR/1.349, and where the quartiles land. */
 export function calibrateRewards({flags, io}: CommandContext): number {
 	const file = flags['rewards'];
-	if (typeof file !== 'string') throw new UserError('Usage: cultureconverse crisp calibrate --rewards FILE (one number per line, or JSONL with a "reward" field)');
+	if (typeof file !== 'string') throw new UserError('Usage: npx cultureconverse crisp calibrate --rewards FILE (one number per line, or JSONL with a "reward" field)');
 	const full = path.resolve(io.cwd, file);
 	let text: string;
 	try {

@@ -80,7 +80,7 @@ export async function extract(context: CommandContext): Promise<number> {
 	const {flags, io} = context;
 	const from = flags['from'];
 	const format = flags['format'];
-	if (typeof from !== 'string') throw new UserError(`Usage: cultureconverse crisp norms extract --from FILE --format ${SOURCE_FORMATS.join('|')} [--out FILE]`);
+	if (typeof from !== 'string') throw new UserError(`Usage: npx cultureconverse crisp norms extract --from FILE --format ${SOURCE_FORMATS.join('|')} [--out FILE]`);
 	if (typeof format !== 'string' || !(SOURCE_FORMATS as readonly string[]).includes(format)) throw new UserError(format === undefined ? `--format is needed: one of ${SOURCE_FORMATS.join(', ')}.` : unknownMessage('source format', String(format), SOURCE_FORMATS));
 	const source = path.resolve(io.cwd, from);
 	const out = typeof flags['out'] === 'string' ? path.resolve(io.cwd, flags['out']) : path.join(files(flags, io).base, 'norms.jsonl');
@@ -133,7 +133,7 @@ export async function extract(context: CommandContext): Promise<number> {
 		if (written.length > 0) write(io, `Cultures: ${Object.entries(summary.cultures).map(([culture, n]) => `${culture} ${n}`).join(', ')}`);
 		write(io, `Spent: ${formatUsage(calls)}`);
 		write(io, `Norms: ${out}${result.rejected.length || rejectedBefore.size ? `  Rejected rows: ${rejectedFile}` : ''}${summary.interrupted ? ' (interrupted: run the same command again to continue)' : ''}`);
-		write(io, `Build items from them: cultureconverse crisp build --norms ${path.relative(io.cwd, out) || out}`);
+		write(io, `Build items from them: npx cultureconverse crisp build --norms ${path.relative(io.cwd, out) || out}`);
 	}
 	if (reportStop(io, runtime, breaker, 'rows')) return ExitCode.badInput;
 	if (summary.interrupted) return ExitCode.interrupted;

@@ -33,7 +33,7 @@ export const exportCommand: Command = {
 	},
 	async run({args, flags, io}) {
 		const what = args[0];
-		if (what !== 'sft' && what !== 'pairs') throw new UserError(what === undefined ? 'Usage: cultureconverse export sft|pairs [filters] [--out FILE]' : unknownMessage('export kind', what, ['sft', 'pairs']));
+		if (what !== 'sft' && what !== 'pairs') throw new UserError(what === undefined ? 'Usage: npx cultureconverse export sft|pairs [filters] [--out FILE]' : unknownMessage('export kind', what, ['sft', 'pairs']));
 		const filter = sftFilter(flags, what === 'sft' ? 'gold' : 'any');
 		const format = what === 'pairs' ? pairFormat(flags) : 'trl';
 		const margin = flags['minMargin'] === undefined ? 1 : flags['minMargin'];

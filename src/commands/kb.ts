@@ -18,7 +18,7 @@ import {regionCode} from './flagValues.js';
 
 const SUBCOMMANDS = ['import', 'build', 'search', 'stats', 'evidence'] as const;
 
-// So `cultureconverse schema taboo-entry` documents the lines `kb import --format jsonl` accepts.
+// So `npx cultureconverse schema taboo-entry` documents the lines `kb import --format jsonl` accepts.
 registerSchema('cultural-entry', CulturalEntry, 'a cultural KB passage (one line of kb/cultural/*.jsonl)');
 registerSchema('taboo-entry', TabooEntry, 'a taboo KB entry (one line of kb/taboo/*.jsonl)');
 registerSchema('evidence', Evidence, 'K_W and K_T retrieved for one seed (`kb evidence <seed-id> --json`)');
@@ -70,7 +70,7 @@ export const kbCommand: Command = {
 			case 'evidence':
 				return runEvidence(context);
 			default:
-				throw new UserError(unknownMessage('kb subcommand', sub, SUBCOMMANDS, 'See `cultureconverse kb --help`.'));
+				throw new UserError(unknownMessage('kb subcommand', sub, SUBCOMMANDS, 'See `npx cultureconverse kb --help`.'));
 		}
 	},
 };
@@ -90,7 +90,7 @@ function openKb(context: CommandContext): Promise<KnowledgeBase> {
 async function runImport(context: CommandContext): Promise<number> {
 	const {args, flags, io, universe} = context;
 	const file = args[1];
-	if (!file) throw new UserError(`Usage: cultureconverse kb import FILE --format ${IMPORT_FORMATS.join('|')} [--kind cultural|taboo]`);
+	if (!file) throw new UserError(`Usage: npx cultureconverse kb import FILE --format ${IMPORT_FORMATS.join('|')} [--kind cultural|taboo]`);
 	const format = stringFlag(flags, 'format');
 	if (!format) throw new UserError(`kb import needs --format: one of ${IMPORT_FORMATS.join(', ')}.`);
 	if (!IMPORT_FORMATS.includes(format as ImportFormat)) throw new UserError(unknownMessage('import format', format, IMPORT_FORMATS));
@@ -130,7 +130,7 @@ export function importReport(summary: ImportSummary, dryRun: boolean): string {
 		if (filtered.length > 0) lines.push(`  (${filtered.length} out-of-scope rows are listed one by one with --json)`);
 	}
 	for (const note of summary.notes) lines.push(`Note: ${note}`);
-	if (summary.imported > 0 && !dryRun) lines.push('Run `cultureconverse kb build` to index them now (searches also build stale indexes on demand).');
+	if (summary.imported > 0 && !dryRun) lines.push('Run `npx cultureconverse kb build` to index them now (searches also build stale indexes on demand).');
 	return lines.join('\n');
 }
 
@@ -148,7 +148,7 @@ async function runBuild(context: CommandContext): Promise<number> {
 async function runSearch(context: CommandContext): Promise<number> {
 	const {args, flags, io, universe} = context;
 	const query = args.slice(1).join(' ').trim();
-	if (!query) throw new UserError('Usage: cultureconverse kb search "query" [--region R] [--kind cultural|taboo] [--k N] [--json]');
+	if (!query) throw new UserError('Usage: npx cultureconverse kb search "query" [--region R] [--kind cultural|taboo] [--k N] [--json]');
 	const category = domainFlag(stringFlag(flags, 'category'), 'category');
 	const kind = kindFlag(flags) ?? (category ? 'taboo' : undefined);
 	const k = positiveInt(flags['k'], 5, '--k');
@@ -160,7 +160,7 @@ async function runSearch(context: CommandContext): Promise<number> {
 	const personaId = stringFlag(flags, 'persona');
 	if (personaId) {
 		persona = universe().personaById.get(personaId);
-		if (!persona) throw new UserError(unknownMessage('persona', personaId, universe().personaById.keys(), 'List them with `cultureconverse personas`.'));
+		if (!persona) throw new UserError(unknownMessage('persona', personaId, universe().personaById.keys(), 'List them with `npx cultureconverse personas`.'));
 	}
 	const filter: KbFilter = {
 		region: stringFlag(flags, 'region') ? regionCode(stringFlag(flags, 'region')!) : undefined,
@@ -240,14 +240,14 @@ export function paperLines(comparison: PaperComparison): string[] {
 	return [
 		`paper:    ${n(paper.wikipediaPassages)} Wikipedia passages; ${n(paper.taboo)} taboo entries (${paper.tabooFromNormad} from NormAd); ${paper.templates} templates (CultureConverse, section 3.5)`,
 		`this KB:  ${n(ours.culturalPassages)} cultural passages (${percent(share.cultural)} of the paper's; ${n(ours.wikipediaPassages)} imported from Wikipedia); ${n(ours.taboo)} taboo entries (${percent(share.taboo)}; ${ours.tabooFromNormad} from NormAd); ${ours.templates} templates`,
-		`          to reach the paper's scale: cultureconverse kb import FILE --format wikipedia (JSONL of {title, text, url, categories}); NormAd-Eti: --format normad`,
+		`          to reach the paper's scale: npx cultureconverse kb import FILE --format wikipedia (JSONL of {title, text, url, categories}); NormAd-Eti: --format normad`,
 	];
 }
 
 async function runEvidence(context: CommandContext): Promise<number> {
 	const {args, flags, io, universe} = context;
 	const id = args[1];
-	if (!id) throw new UserError('Usage: cultureconverse kb evidence <persona-id>:<template-id> [--json] (list seeds with `cultureconverse seeds`)');
+	if (!id) throw new UserError('Usage: npx cultureconverse kb evidence <persona-id>:<template-id> [--json] (list seeds with `npx cultureconverse seeds`)');
 	const seed = seedFromFlags({universe: universe()}, {...flags, seed: id});
 	const ranking = stringFlag(flags, 'ranking');
 	if (ranking !== undefined && !RETRIEVAL_RANKINGS.includes(ranking as RetrievalRanking)) throw new UserError(unknownMessage('ranking', ranking, RETRIEVAL_RANKINGS, `Use ${RETRIEVAL_RANKINGS.join(' or ')}.`));

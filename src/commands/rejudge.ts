@@ -55,7 +55,7 @@ export const rejudgeCommand: Command = {
 			const {chosen} = selectSessions(flags, io);
 			for (const summary of chosen.filter((row) => !row.id.includes('.rj-'))) originals.push(await runtime.store.load(summary.path));
 		}
-		if (originals.length === 0) throw new UserError('No saved session matches: give session ids, --batch NAME or filters (see `cultureconverse sessions`).');
+		if (originals.length === 0) throw new UserError('No saved session matches: give session ids, --batch NAME or filters (see `npx cultureconverse sessions`).');
 		if (runtime.settings.offline && !flags['json']) io.stderr.write(chalk.yellow('Offline mock provider: the new judge is the mock, whose scores are filler, not a measurement.\n'));
 
 		const outcomes: Outcome[] = [];
@@ -116,7 +116,7 @@ export const rejudgeCommand: Command = {
 				write(io, agreementTable(agreement));
 			}
 			write(io, `Spent: ${formatUsage(calls)}`);
-			write(io, `${count('judged')} re-judged, ${count('already')} already done, ${count('skipped')} skipped, ${count('failed')} failed. Copies are ordinary sessions: \`cultureconverse report --by judge\` compares them.${interrupted ? ' Interrupted: run the same command again to continue.' : ''}`);
+			write(io, `${count('judged')} re-judged, ${count('already')} already done, ${count('skipped')} skipped, ${count('failed')} failed. Copies are ordinary sessions: \`npx cultureconverse report --by judge\` compares them.${interrupted ? ' Interrupted: run the same command again to continue.' : ''}`);
 		}
 		breaker.dispose();
 		if (breaker.stopped) {

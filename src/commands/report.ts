@@ -64,7 +64,7 @@ export const reportCommand: Command = {
 		if (sub === 'setups') return setups(flags, io);
 		if (sub === 'disparities') return disparities(flags, io);
 		if (sub === 'paper') return paper(flags, io);
-		if (sub !== undefined) throw new UserError(unknownMessage('report', sub, SUBREPORTS, 'Run `cultureconverse report --help`.'));
+		if (sub !== undefined) throw new UserError(unknownMessage('report', sub, SUBREPORTS, 'Run `npx cultureconverse report --help`.'));
 		const format = typeof flags['format'] === 'string' ? flags['format'] : 'text';
 		if (!(FORMATS as readonly string[]).includes(format)) throw new UserError(unknownMessage('format', format, FORMATS));
 		const main = mainReport(flags, io);
@@ -78,7 +78,7 @@ export const reportCommand: Command = {
 			return ExitCode.ok;
 		}
 		for (const note of report.notes) io.stderr.write(`Note: ${note}\n`);
-		if (runNoise(main.selection).length > 0) io.stderr.write('Note: some seeds were run more than once (--trials): their episodes are resampled together (seed-cluster bootstrap); `cultureconverse report noise` shows how much scores move between repeats.\n');
+		if (runNoise(main.selection).length > 0) io.stderr.write('Note: some seeds were run more than once (--trials): their episodes are resampled together (seed-cluster bootstrap); `npx cultureconverse report noise` shows how much scores move between repeats.\n');
 		if (format === 'csv') write(io, reportCsv(report));
 		else {
 			const table = reportTable(report, Boolean(flags['metrics']));

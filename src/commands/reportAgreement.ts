@@ -37,7 +37,7 @@ export function agreementData(flags: Flags, io: IO, options: {panel: boolean; qu
 	// Ratings made in the TUI (s on a replay) land next to the sessions; they are the default.
 	const made = ratingsFile(sessionsDir(flags, io));
 	const file = typeof flags['ratings'] === 'string' ? path.resolve(io.cwd, flags['ratings']) : existsSync(made) ? made : null;
-	if (!file) throw new UserError(`report agreement needs --ratings FILE (JSONL or CSV of session, metric, score, rater; see \`cultureconverse schema human-rating\`), or ratings made in the TUI (press s on a replay), which go to ${made}.`);
+	if (!file) throw new UserError(`report agreement needs --ratings FILE (JSONL or CSV of session, metric, score, rater; see \`npx cultureconverse schema human-rating\`), or ratings made in the TUI (press s on a replay), which go to ${made}.`);
 	const notes: string[] = [];
 	const note = (text: string) => {
 		notes.push(text);

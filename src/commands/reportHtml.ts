@@ -46,7 +46,7 @@ export function writeReportHtml(input: {flags: Flags; io: IO; file: string; main
 	const withViewer = flags['viewer'] !== false;
 	const folder = viewerFolder(input.file);
 	const data: ReportPageData = {
-		title: `cultureconverse report · ${describeFlags(flags)}`,
+		title: `npx cultureconverse report · ${describeFlags(flags)}`,
 		generatedAt: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
 		selection: describeFlags(flags),
 		json: reportJson(main),

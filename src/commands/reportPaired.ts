@@ -45,7 +45,7 @@ export function pairedData(flags: Flags, io: IO, contrast: Contrast, options: {q
 export function paired(flags: Flags, io: IO): number {
 	const contrast = contrastFlag(flags['by']);
 	const data = pairedData(flags, io, contrast);
-	if (data.rows.every((row) => row.pairs === 0)) throw new UserError(`No ${data.unit} among the chosen sessions has both sides of ${CONTRASTS[contrast].label}${contrast === 'language' ? ': run a batch with --lang english,native' : contrast === 'mode' ? ': run a batch with --mode eval,gold' : contrast === 'judge' ? ': re-judge some sessions first (`cultureconverse rejudge`)' : ''}.`);
+	if (data.rows.every((row) => row.pairs === 0)) throw new UserError(`No ${data.unit} among the chosen sessions has both sides of ${CONTRASTS[contrast].label}${contrast === 'language' ? ': run a batch with --lang english,native' : contrast === 'mode' ? ': run a batch with --mode eval,gold' : contrast === 'judge' ? ': re-judge some sessions first (`npx cultureconverse rejudge`)' : ''}.`);
 	if (flags['json']) {
 		writeJson(io, data);
 		return ExitCode.ok;

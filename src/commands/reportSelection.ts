@@ -15,14 +15,14 @@ export function chooseSessions(flags: Flags, io: IO): SessionSummary[] {
 /** chooseSessions, and the batch's sessions that are missing or unreadable (see LostSession). */
 export function chooseWithLost(flags: Flags, io: IO): {chosen: SessionSummary[]; lost: LostSession[]} {
 	const {store, chosen, total, lost} = selectSessions(flags, io);
-	if (chosen.length === 0) throw new UserError(total === 0 ? `No sessions in ${store.dir}. Run some with \`cultureconverse batch\` or \`run\`.` : `No saved session matches the filters.${lost.length > 0 ? ` ${lostLine(lost, flags)}` : ''}`);
+	if (chosen.length === 0) throw new UserError(total === 0 ? `No sessions in ${store.dir}. Run some with \`npx cultureconverse batch\` or \`run\`.` : `No saved session matches the filters.${lost.length > 0 ? ` ${lostLine(lost, flags)}` : ''}`);
 	return {chosen, lost};
 }
 
 /** One sentence on a batch's lost sessions, for a report's text. */
 export function lostLine(lost: readonly LostSession[], flags: Flags): string {
 	const shown = lost.slice(0, 5).map((session) => `${session.id} (${session.reason})`).join(', ');
-	return `${lost.length} session(s) of batch ${String(flags['batch'])} are missing or unreadable and not counted: ${shown}${lost.length > 5 ? `, and ${lost.length - 5} more (--json lists all)` : ''}. \`cultureconverse batch --name ${String(flags['batch'])}\` sets them aside and runs them again.`;
+	return `${lost.length} session(s) of batch ${String(flags['batch'])} are missing or unreadable and not counted: ${shown}${lost.length > 5 ? `, and ${lost.length - 5} more (--json lists all)` : ''}. \`npx cultureconverse batch --name ${String(flags['batch'])}\` sets them aside and runs them again.`;
 }
 
 export const bootstrapSeed = (flags: Flags) => (typeof flags['seed'] === 'string' ? flags['seed'] : undefined);

@@ -68,13 +68,13 @@ export const runCommand: Command = {
 			const result = await engine.runToEnd(io.signal);
 			if (io.signal?.aborted) {
 				engine.close();
-				io.stderr.write(`\nInterrupted. Session saved at step ${engine.session.steps.length}; continue with: cultureconverse run --resume ${engine.session.id}\n`);
+				io.stderr.write(`\nInterrupted. Session saved at step ${engine.session.steps.length}; continue with: npx cultureconverse run --resume ${engine.session.id}\n`);
 				return ExitCode.interrupted;
 			}
 			if (!result.awaiting) break;
 			const reply = await readHumanReply(nextLine);
 			if (reply === null) {
-				io.stderr.write(`No reply on stdin. Session ${engine.session.id} is saved awaiting the assistant; continue with: cultureconverse run --resume ${engine.session.id}\n`);
+				io.stderr.write(`No reply on stdin. Session ${engine.session.id} is saved awaiting the assistant; continue with: npx cultureconverse run --resume ${engine.session.id}\n`);
 				break;
 			}
 			try {
@@ -83,7 +83,7 @@ export const runCommand: Command = {
 				// Refused before it touched the session (too long): the saved session still waits for this reply.
 				if (!(error instanceof UserError)) throw error;
 				engine.close();
-				throw new UserError(`${error.message}. Session ${engine.session.id} is saved, waiting for your reply; continue with: cultureconverse run --resume ${engine.session.id}`);
+				throw new UserError(`${error.message}. Session ${engine.session.id} is saved, waiting for your reply; continue with: npx cultureconverse run --resume ${engine.session.id}`);
 			}
 		}
 		engine.close();
@@ -197,8 +197,8 @@ function blindEvent(io: IO, event: EngineEvent, session: EpisodeEngine['session'
 		case 'episode_finished':
 			write(io, '');
 			if (event.termination) write(io, chalk.bold('The dialogue has ended.'));
-			if (event.error) write(io, chalk.red(`${event.error.flag}: the episode stopped on an error (details: cultureconverse replay ${session.id} --print)`));
-			else if (event.judge) write(io, chalk.dim(`Judged. Scores and everything hidden: cultureconverse replay ${session.id} --print`));
+			if (event.error) write(io, chalk.red(`${event.error.flag}: the episode stopped on an error (details: npx cultureconverse replay ${session.id} --print)`));
+			else if (event.judge) write(io, chalk.dim(`Judged. Scores and everything hidden: npx cultureconverse replay ${session.id} --print`));
 			break;
 		default:
 			break;

@@ -97,7 +97,7 @@ export const seedCommand: Command = {
 	flags: {json: {type: 'boolean', description: 'Print JSON'}},
 	async run({args, flags, io, universe}) {
 		const id = args[0];
-		if (!id) throw new UserError('Usage: cultureconverse seed <persona-id>:<template-id> (list some with `cultureconverse seeds`)');
+		if (!id) throw new UserError('Usage: cultureconverse seed <persona-id>:<template-id> (list some with `npx cultureconverse seeds`)');
 		const space = new SeedSpace(universe());
 		const seed: Seed = space.get(id);
 		const persona = space.persona(seed.personaId);

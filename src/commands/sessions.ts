@@ -13,6 +13,8 @@ import {unknownMessage} from '../util/suggest.js';
 import {renderTable} from '../util/table.js';
 import {type Command, type Flags, type FlagSpec, type IO, write, writeJson} from './types.js';
 import {fixed} from '../present/numbers.js';
+import {openHidden} from '../app/hiddenAccess.js';
+import {blindSafeSummary} from '../episode/blindness.js';
 import {regionCode} from './flagValues.js';
 
 
@@ -39,7 +41,8 @@ export const sessionsCommand: Command = {
 		const store = new SessionStore(sessionsDir(flags, io));
 		const filter = sessionFilter(flags);
 		const {sessions, problems} = store.list();
-		const matching = sessions.filter((session) => matchesFilter(session, filter));
+		// A session still played blind shows no judge figure in any listing (episode/blindness.ts).
+		const matching = sessions.filter((session) => matchesFilter(session, filter)).map(blindSafeSummary);
 		const limit = typeof flags['limit'] === 'number' ? flags['limit'] : 0;
 		if (!Number.isInteger(limit) || limit < 0) throw new UserError(`--limit must be a whole number of 0 or more, not ${String(flags['limit'])}.`);
 		const rows = limit > 0 ? matching.slice(0, limit) : matching;
@@ -49,7 +52,7 @@ export const sessionsCommand: Command = {
 			return 0;
 		}
 		if (rows.length === 0) {
-			write(io, sessions.length === 0 ? `No sessions in ${store.dir}. Start one with \`cultureconverse run\` or the TUI.` : `None of the ${sessions.length} sessions in ${store.dir} match.`);
+			write(io, sessions.length === 0 ? `No sessions in ${store.dir}. Start one with \`npx cultureconverse run\` or the TUI.` : `None of the ${sessions.length} sessions in ${store.dir} match.`);
 			return 0;
 		}
 		if (rows.length < matching.length) io.stderr.write(`cultureconverse: showing the newest ${rows.length} of ${matching.length} matching sessions\n`);
@@ -134,10 +137,12 @@ function sessionIdOfFile(file: string): string {
 
 /** `replay <id> --print`: the transcript with all three partitions, for non-terminals (the TUI handles the rest). */
 export async function printSession(io: IO, flags: Record<string, unknown>, idOrPath: string | undefined): Promise<number> {
-	if (!idOrPath) throw new UserError('Give a session id or path (list them with `cultureconverse sessions`).');
+	if (!idOrPath) throw new UserError('Give a session id or path (list them with `npx cultureconverse sessions`).');
 	const store = new SessionStore(sessionsDir(flags as never, io));
-	const session = await store.load(idOrPath);
-	if (flags['json']) io.stdout.write(`${readFileSync(store.resolve(idOrPath), 'utf8').trimEnd()}\n`);
+	const json = Boolean(flags['json']);
+	// Every partition is printed: a session still played blind is refused, or marked first with --reveal.
+	const session = await openHidden(store, await store.load(idOrPath), {view: json ? 'replay-json' : 'replay-print', reveal: Boolean(flags['reveal']), what: json ? 'its session file' : 'the printed transcript'});
+	if (json) io.stdout.write(`${readFileSync(store.resolve(idOrPath), 'utf8').trimEnd()}\n`);
 	else write(io, formatSession(session));
 	return 0;
 }

@@ -33,7 +33,7 @@ const STAGE_ROLES = ['generator', 'validator'] as const;
 /** The seed argument, the runtime, and the mock notice every stage command starts with. */
 function prepare(context: CommandContext): {flags: Flags; runtime: Runtime; seed: Seed} {
 	const {args, io} = context;
-	if (!args[0]) throw new UserError('Give a seed id: <persona-id>:<template-id> (list some with `cultureconverse seeds`).');
+	if (!args[0]) throw new UserError('Give a seed id: <persona-id>:<template-id> (list some with `npx cultureconverse seeds`).');
 	const flags: Flags = {...context.flags, seed: args[0]};
 	const runtime = createRuntime({flags, io, universe: context.universe(), roles: STAGE_ROLES});
 	const seed = seedFromFlags(runtime, flags);

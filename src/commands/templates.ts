@@ -26,7 +26,7 @@ export const templatesCommand: Command = {
 		const sub = args[0];
 		if (sub === 'show') {
 			const id = args[1];
-			if (!id) throw new UserError('Usage: cultureconverse templates show <template-id>');
+			if (!id) throw new UserError('Usage: npx cultureconverse templates show <template-id>');
 			const template = universe().templateById.get(id);
 			if (!template) throw new UserError(unknownMessage('template', id, universe().templateById.keys()));
 			if (flags['json']) writeJson(io, template);

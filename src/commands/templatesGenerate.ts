@@ -15,7 +15,7 @@ import {type CommandContext, write, writeJson} from './types.js';
  */
 export async function templatesGenerate({flags, io, universe}: CommandContext): Promise<number> {
 	const id = flags['subdomain'];
-	if (typeof id !== 'string') throw new UserError('templates generate needs --subdomain <id> (see `cultureconverse domains`).');
+	if (typeof id !== 'string') throw new UserError('templates generate needs --subdomain <id> (see `npx cultureconverse domains`).');
 	const loaded = universe();
 	const matches = [...loaded.subdomainById.keys()].filter((candidate) => candidate === id || candidate.endsWith(`.${id}`));
 	if (matches.length !== 1) throw new UserError(unknownMessage('subdomain', id, loaded.subdomainById.keys()));

@@ -20,7 +20,7 @@ export const tuiCommand: Command = {
 	},
 	async run({flags, io, universe, tui}) {
 		if (!tui) {
-			io.stderr.write('cultureconverse: `tui` needs an interactive terminal (stdin and stdout must be a TTY). For scripts and pipes use `cultureconverse run --persona ID --template ID` (add --json or --jsonl).\n');
+			io.stderr.write('cultureconverse: `tui` needs an interactive terminal (stdin and stdout must be a TTY). For scripts and pipes use `npx cultureconverse run --persona ID --template ID` (add --json or --jsonl).\n');
 			return ExitCode.badInput;
 		}
 		if (typeof flags['resume'] === 'string') return tui({kind: 'resume', session: flags['resume'], retry: Boolean(flags['retry']), flags});

@@ -10,7 +10,7 @@ import {Domain, Persona, Subdomain} from './universe.js';
 
 /**
  * Every data shape a user or another tool may want to validate against, by the name used in
- * `cultureconverse schema <name>`. Later modules add theirs with `registerSchema`.
+ * `npx cultureconverse schema <name>`. Later modules add theirs with `registerSchema`.
  */
 const schemas = new Map<string, {schema: z.ZodType; description: string}>([
 	['persona', {schema: Persona, description: 'one of the 348 personas (region x identity x age x gender)'}],

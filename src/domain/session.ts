@@ -273,6 +273,10 @@ export const StepRecord = z.strictObject({
 });
 export type StepRecord = z.infer<typeof StepRecord>;
 
+/** The routes by which a person can be shown a session's private or oracle state (recorded in `hiddenViews`). */
+export const HiddenView = z.enum(['start-reveal', 'tui-reveal', 'tui-replay', 'tui-compare', 'replay', 'replay-print', 'replay-json', 'view-html', 'sessions-json', 'run-reveal']);
+export type HiddenView = z.infer<typeof HiddenView>;
+
 export const SessionStatus = z.enum(['running', 'awaiting_assistant', 'completed', 'error']);
 export type SessionStatus = z.infer<typeof SessionStatus>;
 
@@ -321,5 +325,10 @@ export const Session = z.strictObject({
 	 * or the reveal key) before the dialogue ended; such a human baseline is reported apart.
 	 */
 	sawHidden: z.boolean().optional(),
+	/**
+	 * Each time hidden state of this session was shown while its dialogue was still open (episode/blindness.ts
+	 * decides when that is): the route that showed it, the step the session had reached, and when.
+	 */
+	hiddenViews: z.array(z.strictObject({view: HiddenView, step: z.number().int().nonnegative(), at: z.string()})).optional(),
 });
 export type Session = z.infer<typeof Session>;

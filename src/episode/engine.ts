@@ -1,6 +1,6 @@
 import type {Evidence} from '../domain/kb.js';
 import type {Seed} from '../domain/seed.js';
-import {type AssistantKind, type ErrorFlag, METRICS, type Session, type SessionStatus, type StepKind, type Termination, type Turn} from '../domain/session.js';
+import {type AssistantKind, type ErrorFlag, type HiddenView, METRICS, type Session, type SessionStatus, type StepKind, type Termination, type Turn} from '../domain/session.js';
 import type {ResolvedTemplate} from '../domain/template.js';
 import type {Persona} from '../domain/universe.js';
 import {ModelCallError, type CallEvent, type ModelGateway} from '../llm/types.js';
@@ -17,6 +17,7 @@ import {chooseCandidate, rateCandidates} from './candidates.js';
 import type {EngineEvent, EngineListener} from './events.js';
 import {aggregate, emptyJudge, judgeAll, judgeMetric, recordViolations} from './judge.js';
 import {type Action, actionLabel, nextAction} from './nextAction.js';
+import {markHiddenSeen} from './blindness.js';
 import {simulateUserTurn} from './simulator.js';
 import {type GoldGuidance, goldGuidance, type PublicView, publicView} from './views.js';
 
@@ -126,12 +127,13 @@ export class EpisodeEngine {
 	 * The person playing the assistant is shown hidden state (private, oracle): recorded on the session,
 	 * and every reply they write from now on is marked `sawHidden`, so their scores are reported apart
 	 * from blind ones. Once the dialogue has ended nothing they see can change a reply: not recorded.
-	 * Returns true when it was recorded now.
+	 * Whether it is recorded is decided by episode/blindness.ts, as for every other route to hidden
+	 * state; `view` names the route. Returns true when it was recorded now.
 	 */
-	async revealHidden(): Promise<boolean> {
-		const session = this.current;
-		if (session.config.assistant !== 'human' || session.sawHidden || session.termination || session.status === 'completed') return false;
-		this.update({sawHidden: true});
+	async revealHidden(view: HiddenView = 'tui-reveal'): Promise<boolean> {
+		const marked = markHiddenSeen(this.current, view, this.now().toISOString());
+		if (marked === this.current) return false;
+		this.update({sawHidden: true, hiddenViews: marked.hiddenViews});
 		await this.save();
 		return true;
 	}

@@ -122,7 +122,8 @@ export async function createEmbedder(spec: string, options: CreateEmbedderOption
 	}
 }
 
-function readFailure(file: string, spec: string): {reason: string; at: string} | null {
+/** The failure remembered for `spec` in `file` (its reason and when), or null. */
+export function readFailure(file: string, spec: string): {reason: string; at: string} | null {
 	try {
 		const saved = JSON.parse(readFileSync(file, 'utf8')) as {spec?: unknown; reason?: unknown; at?: unknown};
 		return saved.spec === spec && typeof saved.reason === 'string' && typeof saved.at === 'string' ? {reason: saved.reason, at: saved.at} : null;

@@ -2,7 +2,9 @@ import type {Evidence} from '../domain/kb.js';
 import type {EvidenceSource} from '../episode/engine.js';
 import type {Universe} from '../universe/load.js';
 import {HashEmbedder} from './hashEmbedder.js';
-import {embedderSpecText, parseEmbedderSpec} from './embedder.js';
+import path from 'node:path';
+import {workspaceDir} from '../util/paths.js';
+import {EMBEDDER_ENV, embedderSpecText, parseEmbedderSpec, readFailure} from './embedder.js';
 import {KnowledgeBase} from './knowledgeBase.js';
 import {retrieveEvidence} from './retrieve.js';
 
@@ -28,15 +30,18 @@ export function createEvidenceSource(options: EvidenceSourceOptions): {source: E
 	const spec = embedderSpecText({flag: options.embedder, env: options.env});
 	const log = (message: string) => options.warn?.(message.replace(/^cultureconverse: /, '').trimEnd());
 	const open = () => {
-		kb ??= KnowledgeBase.open({universe: options.universe, env: options.env, cwd: options.cwd, embedder: spec, log}).then((value) => (opened = value));
+		// The flag as given (not the resolved spec): a default that failed is remembered only when nobody named it (kb/embedder.ts).
+		kb ??= KnowledgeBase.open({universe: options.universe, env: options.env, cwd: options.cwd, embedder: options.embedder, log}).then((value) => (opened = value));
 		kb.catch(() => (kb = undefined));
 		return kb;
 	};
+	// A default that failed before and is remembered will be hash (kb/embedder.ts): the session's config says so from its start.
+	const remembered = () => !options.embedder?.trim() && !options.env[EMBEDDER_ENV]?.trim() && readFailure(path.join(workspaceDir(options.env, options.cwd), 'embedder-unavailable.json'), spec) !== null;
 	const source: EvidenceSource = async ({seed, persona, template, universe}): Promise<Evidence> => retrieveEvidence({universe, seed, persona, template, kb: await open(), k: options.k});
 	return {
 		source,
 		/** The id recorded in indexes once the KB is open; before that, the best prediction from the spec. */
-		embedderId: () => opened?.embedderId ?? predictedId(spec, options.cwd),
+		embedderId: () => opened?.embedderId ?? (remembered() ? new HashEmbedder().id : predictedId(spec, options.cwd)),
 	};
 }
 

@@ -19,7 +19,7 @@ export function setupAdvice(kind: FailureKind | string, role: ModelRole, setting
 			return `The account behind ${apiKeyEnv} has no quota or credit left for ${settings.model}: add credit or use another key; retrying cannot help.`;
 		case 'not_found':
 			if (preset.id === 'azure') return `${where} has no deployment '${settings.model}' (the ${role} role's): on Azure the model is the deployment's name (Azure AI Foundry > Deployments), not the base model's; set --${role}-model, or --model for every role, to it.`;
-			return `${where} has no model '${settings.model}' (the ${role} role's): set --${role}-model, or --model for every role, to a model the server offers (\`cultureconverse doctor\` lists them).`;
+			return `${where} has no model '${settings.model}' (the ${role} role's): set --${role}-model, or --model for every role, to a model the server offers (\`npx cultureconverse doctor\` lists them).`;
 		case 'context_length':
 			return `The ${role} role's prompt does not fit ${settings.model}'s context: ${preset.contextFix}${settings.maxTokens ? `, or lower the role's maxTokens (${settings.maxTokens}: the reply's room counts against the context too)` : ''}.`;
 		case 'stream_refused':

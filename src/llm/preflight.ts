@@ -105,6 +105,6 @@ export async function preflight(settings: ModelSettings, roles: readonly ModelRo
 	const result = await checkSetup(settings, roles, context.env);
 	for (const warning of result.warnings) context.warn(warning);
 	if (result.problems.length > 0) {
-		throw new UserError(`The model set-up does not work, so nothing was started:\n  - ${result.problems.join('\n  - ')}\n  (\`cultureconverse doctor\` checks every role in detail; --no-preflight skips this check.)`);
+		throw new UserError(`The model set-up does not work, so nothing was started:\n  - ${result.problems.join('\n  - ')}\n  (\`npx cultureconverse doctor\` checks every role in detail; --no-preflight skips this check.)`);
 	}
 }

@@ -182,7 +182,7 @@ export function requireRoles(settings: Pick<ModelSettings, 'unset' | 'roles'>, n
 	throw new UserError(
 		`No model is set for the ${listOf(missing)} role${missing.length > 1 ? 's' : ''} on ${endpoints.join(', ')}. ` +
 			`Only OpenAI's own endpoint has a default model; name yours with --model NAME (every role), or ${flags}, or "model" in ${CONFIG_FILE_NAME}. ` +
-			'`cultureconverse doctor` lists the models the server offers.',
+			'`npx cultureconverse doctor` lists the models the server offers.',
 	);
 }
 

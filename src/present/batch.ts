@@ -43,7 +43,7 @@ export function summaryText(summary: BatchSummary, run?: RunFigures): string {
 		// Variants are different set-ups: never one pooled mean (`report paired` gives the per-seed deltas).
 		lines.push('  per variant (completed episodes; mean ± sd):');
 		for (const row of summary.byVariant) lines.push(`    ${row.variant.padEnd(15)} n=${String(row.completed).padEnd(5)} 3H ${stat(row.threeH.mean)} ± ${stat(row.threeH.sd)}  TDQ ${stat(row.tdq.mean)} ± ${stat(row.tdq.sd)}  clean ${clean(row.cleanRate)}`);
-		lines.push(`  paired deltas per seed: cultureconverse report paired --batch ${summary.name} --by language${summary.byVariant.some((row) => row.variant.endsWith('/gold')) ? ' (or --by mode)' : ''}`);
+		lines.push(`  paired deltas per seed: npx cultureconverse report paired --batch ${summary.name} --by language${summary.byVariant.some((row) => row.variant.endsWith('/gold')) ? ' (or --by mode)' : ''}`);
 	} else {
 		lines.push(
 			`  3H   ${stat(summary.threeH.mean)} ± ${stat(summary.threeH.sd)} (sd, n=${summary.threeH.n})`,

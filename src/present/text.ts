@@ -1,4 +1,5 @@
 import chalk from 'chalk';
+import {mockNotes, sessionMockKind} from './mockNote.js';
 import type {Blueprint} from '../domain/blueprint.js';
 import type {Evidence} from '../domain/kb.js';
 import {METRICS, type JudgeResult, type Session, type Termination, type Turn} from '../domain/session.js';
@@ -107,7 +108,7 @@ export function formatJudge(judge: JudgeResult): string {
 export function formatSession(session: Session): string {
 	const out: string[] = [
 		heading(`Session ${session.id}`),
-		`status ${session.status} · seed ${session.seed.id} · tier ${session.seed.tier} · ${session.config.language} · ${session.config.mode} · assistant ${session.config.assistant} (${session.config.models.assistant})${session.config.mock ? chalk.yellow(' · OFFLINE MOCK') : ''}`,
+		`status ${session.status} · seed ${session.seed.id} · tier ${session.seed.tier} · ${session.config.language} · ${session.config.mode} · assistant ${session.config.assistant} (${session.config.models.assistant})${session.config.mock ? chalk.yellow(` · ${mockNotes(sessionMockKind(session)).at(-1) ?? ''}`) : ''}`,
 		`persona ${session.persona.identity} (${session.persona.regionName}), ${session.persona.age}, ${session.persona.gender}`,
 		`template ${session.template.id}: ${session.template.title}`,
 		'',

@@ -58,7 +58,7 @@ export function queueStatusText(status: QueueStatus, now: Date): string {
 	lines.push(`Queue ${status.queue}${status.recorded ? '' : ' (this batch is not recorded there)'}${status.paused ? ' · PAUSED (run the batch again to resume it)' : ''}`);
 	lines.push(`  jobs: ${jobs.waiting} waiting, ${jobs.active} active, ${jobs.delayed} delayed, ${jobs.finished} finished, ${jobs.failed} failed; ${status.returning} session(s) on the way back`);
 	for (const limit of status.limits) lines.push(`  endpoint ${limit.endpoint}: ${limit.inFlight} call(s) in flight, limit ${limit.limit} of ${limit.max}${limit.narrowings > 0 ? ` (narrowed ${limit.narrowings}x by 429s)` : ''}, peak ${limit.peak}`);
-	if (status.workers.length === 0) lines.push('  no worker is serving this batch (start one: cultureconverse worker --queue ' + status.queue + ')');
+	if (status.workers.length === 0) lines.push('  no worker is serving this batch (start one: npx cultureconverse worker --queue ' + status.queue + ')');
 	else {
 		lines.push(
 			renderTable(status.workers, [

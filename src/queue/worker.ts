@@ -22,7 +22,7 @@ import {BatchSpec, type ResultMessage, type WorkerBeat, WorkJob, type WorkProgre
 import {connectionOptions, type QueueTarget} from './target.js';
 
 /*
- * A worker process of distributed batches (`cultureconverse worker`): it finds the batches recorded
+ * A worker process of distributed batches (`npx cultureconverse worker`): it finds the batches recorded
  * in Redis, takes their jobs, runs each item through the same engine and code as a local batch
  * (executeItem) with the settings the batch recorded, saves every step in its own sessions folder,
  * streams each step back (checkpoint.ts), and hands each finished session back through the results

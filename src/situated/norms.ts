@@ -43,7 +43,7 @@ export function normFromTaboo(entry: TabooEntry, regionName: string): Norm {
 }
 
 /**
- * Reads a norms file: JSONL of Norm objects (`cultureconverse schema norm`). Files of an earlier
+ * Reads a norms file: JSONL of Norm objects (`npx cultureconverse schema norm`). Files of an earlier
  * version (a region code and no culture) are read with the region's name as the culture. A data set
  * file given here (FORK's CSV, say) is refused with the command that turns it into norms.
  */
@@ -55,8 +55,8 @@ export function readNormFile(file: string, regionName: (code: RegionCode) => str
 		throw new UserError(`Cannot read the norms file ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}.`);
 	}
 	const shown = path.basename(file);
-	const extract = `turn it into norms first: cultureconverse crisp norms extract --from ${shown} --format fork|normad|culturalbench`;
-	if (file.endsWith('.csv')) throw new UserError(`${shown} is a CSV file; --norms takes JSONL of norm objects (cultureconverse schema norm): ${extract}.`);
+	const extract = `turn it into norms first: npx cultureconverse crisp norms extract --from ${shown} --format fork|normad|culturalbench`;
+	if (file.endsWith('.csv')) throw new UserError(`${shown} is a CSV file; --norms takes JSONL of norm objects (npx cultureconverse schema norm): ${extract}.`);
 	const problems: string[] = [];
 	const norms: Norm[] = [];
 	text.split('\n').forEach((line, index) => {
@@ -112,7 +112,7 @@ export function normIdentityProblems(norms: readonly Norm[], universe: Universe)
 		for (const id of norm.identities) {
 			const identity = universe.identityById.get(id);
 			if (!norm.region) problems.push(`${norm.id}: identity '${id}' needs the norm to be of one of the ten regions (region is null)`);
-			else if (!identity) problems.push(`${norm.id}: unknown identity '${id}' (see \`cultureconverse personas --region ${norm.region}\`)`);
+			else if (!identity) problems.push(`${norm.id}: unknown identity '${id}' (see \`npx cultureconverse personas --region ${norm.region}\`)`);
 			else if (identity.region !== norm.region) problems.push(`${norm.id}: identity '${id}' belongs to ${identity.region}, not ${norm.region}`);
 		}
 		if (norm.region && norm.country !== norm.region) problems.push(`${norm.id}: region ${norm.region} is the country ${norm.region}, but country is ${norm.country ?? 'null'}`);

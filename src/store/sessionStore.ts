@@ -114,18 +114,22 @@ export class SessionStore {
 		};
 		const db = new Low<DiskSession>(new DataFile<DiskSession>(file, {parse: JSON.parse, stringify}), disk);
 		await db.write();
-		closeSync(state.fd);
+		// A release() during the write above (a front end leaving as the episode ended) has closed the
+		// descriptor and the lock already: closing its number again could close another session's journal.
+		if (state.fd >= 0) closeSync(state.fd);
+		const released = state.fd < 0 && !this.open.has(id);
 		state.fd = -1;
 		rmSync(state.journal, {force: true});
-		state.lock.release();
-		this.open.delete(id);
+		if (!released) state.lock.release();
+		if (this.open.get(id) === state) this.open.delete(id);
 	}
 
 	/** Stops writing a session without a snapshot (an interrupted episode keeps its journal, resumable). */
 	release(id: string): void {
 		const state = this.open.get(id);
 		if (!state) return;
-		closeSync(state.fd);
+		if (state.fd >= 0) closeSync(state.fd);
+		state.fd = -1;
 		state.lock.release();
 		this.open.delete(id);
 	}

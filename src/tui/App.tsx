@@ -17,6 +17,7 @@ import {SessionsScreen} from './screens/SessionsScreen.js';
 import {TemplatePicker} from './screens/TemplatePicker.js';
 import type {TuiServices} from './services.js';
 import type {Scores} from '../store/ratingStore.js';
+import type {SessionsScreenState} from './view/sessionsList.js';
 import {useKeys} from './hooks/useKeys.js';
 
 type Props = {readonly services: TuiServices; readonly initial: Screen; readonly outcome?: TuiOutcome};
@@ -79,32 +80,42 @@ export function App({services, initial, outcome}: Props) {
 						onBack={() => go({kind: 'template', persona: screen.persona})}
 					/>
 				);
-			case 'sessions':
+			case 'sessions': {
+				const here = (state: SessionsScreenState): Screen => ({kind: 'sessions', state: {...state, command: null, note: null}});
 				return (
 					<SessionsScreen
 						services={services}
 						width={columns}
 						height={height}
 						message={state.busy ?? state.error}
-						onOpen={(summary) => attempt(`opening ${summary.id}…`, async () => ({kind: 'replay', session: await services.loadSession(summary.path), back: {kind: 'sessions'}}))}
-						onResume={async (summary) => {
+						initial={screen.state}
+						onOpen={(summary, options, list) =>
+							attempt(`opening ${summary.id}…`, async () => {
+								const loaded = await services.loadSession(summary.path);
+								// A session still played blind is replayed only after yes, and marked on its file first.
+								const session = options.reveal ? await services.revealSaved(loaded, 'tui-replay') : loaded;
+								return {kind: 'replay', session, back: here(list)};
+							})
+						}
+						onResume={async (summary, list) => {
 							try {
-								resume(await services.loadSession(summary.path), {kind: 'sessions'}, summary.status === 'error');
+								resume(await services.loadSession(summary.path), here(list), summary.status === 'error');
 							} catch (error) {
 								dispatch({type: 'failed', message: errorMessage(error)});
 							}
 						}}
-						onCompare={(pair) => attempt('opening both sessions…', async () => ({kind: 'compare', left: await services.loadSession(pair[0].path), right: await services.loadSession(pair[1].path), back: {kind: 'sessions'}}))}
+						onCompare={(pair, list) => attempt('opening both sessions…', async () => ({kind: 'compare', left: await services.loadSession(pair[0].path), right: await services.loadSession(pair[1].path), back: here(list)}))}
 						onBack={() => go({kind: 'home'})}
 						onQuit={quit}
 					/>
 				);
+			}
 			case 'items':
 				return <ItemsScreen listing={services.listItems()} width={columns} height={height} onBack={() => go({kind: 'home'})} onQuit={quit} />;
 			case 'live':
-				return <LiveEpisode key={screen.engine.session.id} engine={screen.engine} services={services} outcome={outcome} onQuit={quit} onBack={back ? () => go(back) : null} />;
+				return <LiveEpisode key={screen.engine.session.id} engine={screen.engine} services={services} outcome={outcome} onQuit={quit} onBack={back ? () => go(back) : null} onReplay={(session, options) => go({kind: 'replay', session, back: screen.back, rate: options.rate})} />;
 			case 'replay':
-				return <ReplayEpisode key={screen.session.id} session={screen.session} rating={ratingFor(services, screen.session.id)} message={state.busy ?? state.error} onResume={(session, options) => resume(session, screen.back, options.retry)} onQuit={quit} onBack={back ? () => go(back) : null} />;
+				return <ReplayEpisode key={screen.session.id} session={screen.session} rateFirst={screen.rate ?? false} rating={ratingFor(services, screen.session.id)} message={state.busy ?? state.error} onResume={(session, options) => resume(session, screen.back, options.retry)} onQuit={quit} onBack={back ? () => go(back) : null} />;
 			case 'compare':
 				return <CompareScreen left={screen.left} right={screen.right} width={columns} height={height} onBack={() => go(screen.back)} onQuit={quit} />;
 			default: {

@@ -2,6 +2,7 @@ import type {Session} from '../domain/session.js';
 import type {ResolvedTemplate} from '../domain/template.js';
 import type {Persona} from '../domain/universe.js';
 import type {EpisodeEngine} from '../episode/engine.js';
+import type {SessionsScreenState} from './view/sessionsList.js';
 
 /*
  * Which screen the TUI shows, as a reducer. Async work (starting, loading, resuming) is done by the
@@ -14,10 +15,12 @@ export type Screen =
 	| {readonly kind: 'persona'}
 	| {readonly kind: 'template'; readonly persona: Persona}
 	| {readonly kind: 'options'; readonly persona: Persona; readonly template: ResolvedTemplate}
-	| {readonly kind: 'sessions'}
+	/** The sessions list; `state` brings back its filter, sort and selection on return from a replay. */
+	| {readonly kind: 'sessions'; readonly state?: SessionsScreenState}
 	| {readonly kind: 'items'}
 	| {readonly kind: 'live'; readonly engine: EpisodeEngine; readonly back: Screen | null}
-	| {readonly kind: 'replay'; readonly session: Session; readonly back: Screen | null}
+	/** `rate`: open with the rating form (s on an ended episode). */
+	| {readonly kind: 'replay'; readonly session: Session; readonly back: Screen | null; readonly rate?: boolean}
 	/** Two sessions of one seed side by side (marked on the sessions screen, d). */
 	| {readonly kind: 'compare'; readonly left: Session; readonly right: Session; readonly back: Screen};
 

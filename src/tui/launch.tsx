@@ -18,7 +18,7 @@ export async function launchTui(io: IO, request: TuiRequest): Promise<number> {
 	const stdin = io.stdin as NodeJS.ReadStream;
 	const stdout = io.stdout as NodeJS.WriteStream;
 	if (!stdin.isTTY || typeof stdin.setRawMode !== 'function' || !stdout.isTTY) {
-		io.stderr.write('cultureconverse: the terminal UI needs an interactive terminal (raw mode). Use `cultureconverse run ...` or `replay <id> --print` instead.\n');
+		io.stderr.write('cultureconverse: the terminal UI needs an interactive terminal (raw mode). Use `npx cultureconverse run ...` or `replay <id> --print` instead.\n');
 		return ExitCode.badInput;
 	}
 	let initial: Screen;
@@ -82,10 +82,10 @@ export async function launchTui(io: IO, request: TuiRequest): Promise<number> {
 	return interrupted || outcome.interrupted ? ExitCode.interrupted : ExitCode.ok;
 }
 
-/** "Session X saved at step 7 (running). Resume: cultureconverse tui --resume X" */
+/** "Session X saved at step 7 (running). Resume: npx cultureconverse tui --resume X" */
 export function goodbye(session: {readonly id: string; readonly status: string; readonly steps: readonly unknown[]}): string {
 	const where = `Session ${session.id} saved at step ${session.steps.length} (${session.status}).`;
-	if (session.status === 'completed') return `${where} Replay: cultureconverse replay ${session.id}`;
-	if (session.status === 'error') return `${where} Retry the failed step: cultureconverse tui --resume ${session.id} --retry (headless: cultureconverse run --resume ${session.id} --retry)`;
-	return `${where} Resume: cultureconverse tui --resume ${session.id} (headless: cultureconverse run --resume ${session.id})`;
+	if (session.status === 'completed') return `${where} Replay: npx cultureconverse replay ${session.id}`;
+	if (session.status === 'error') return `${where} Retry the failed step: npx cultureconverse tui --resume ${session.id} --retry (headless: npx cultureconverse run --resume ${session.id} --retry)`;
+	return `${where} Resume: npx cultureconverse tui --resume ${session.id} (headless: npx cultureconverse run --resume ${session.id})`;
 }

@@ -7,12 +7,16 @@ import {SituatedItem} from '../domain/situated.js';
 import {latestById, readJsonl} from '../situated/jsonl.js';
 import {regionNamer, upgradeItem} from '../situated/legacy.js';
 import {errorMessage} from '../util/errors.js';
-import {createRuntime, episodeRoles, sessionsDir} from '../app/runtime.js';
+import {createRuntime, episodeRoles, resolveRoles, sessionsDir} from '../app/runtime.js';
+import {openHidden} from '../app/hiddenAccess.js';
+import {blindSafeSummary} from '../episode/blindness.js';
+import {sessionPage} from '../html/sessionPage.js';
+import {writeFileAtomic} from '../util/atomicWrite.js';
+import {mkdirSync} from 'node:fs';
 import {type Scores, ratingsFile, ratingsOf, saveRatings} from '../store/ratingStore.js';
 import type {Flags, IO} from '../commands/types.js';
-import {ModelRole, type RoleSettings, type Session} from '../domain/session.js';
+import {type HiddenView, ModelRole, type RoleSettings, type Session} from '../domain/session.js';
 import type {EpisodeEngine} from '../episode/engine.js';
-import {resolveRoleSettings} from '../llm/settings.js';
 import {SessionStore} from '../store/sessionStore.js';
 import type {Universe} from '../universe/load.js';
 
@@ -37,8 +41,16 @@ export type TuiServices = {
 	startEpisode(flags: Flags): Promise<EpisodeEngine>;
 	/** A live engine for a saved, unfinished session, with the models it was started with. */
 	resumeEpisode(session: Session): Promise<EpisodeEngine>;
+	/** Every session of the folder (a session still played blind shows no judge figure: episode/blindness.ts). */
 	listSessions(): ReturnType<SessionStore['list']>;
 	loadSession(idOrPath: string): Promise<Session>;
+	/**
+	 * The session about to be shown with its hidden state, after the person said yes: a session still
+	 * played blind is marked on its file first (sawHidden, the view and the step), so resuming keeps it.
+	 */
+	revealSaved(session: Session, view: HiddenView): Promise<Session>;
+	/** Writes the session's HTML viewer page to <sessions>/html/<id>.html; returns the path. */
+	writePage(session: Session): string;
 	/** Situated items of `crisp build` (<sessions>/crisp/items.jsonl), or why the file could not be read. */
 	listItems(): {items: SituatedItem[]; file: string; problem: string | null};
 	/** Who rates sessions in this TUI (--rater, $CULTURECONVERSE_RATER, else the login name). */
@@ -88,7 +100,7 @@ export function createServices(io: IO, flags: Flags, universe: Universe): TuiSer
 		ratingsFile: ratings,
 		ratingsOf: (sessionId) => ratingsOf(ratings, sessionId, rater),
 		rate: (sessionId, scores) => saveRatings(ratings, sessionId, rater, scores),
-		resolveRoles: (overrides) => resolveRoleSettings({flags: {...flags, ...overrides}, env: io.env, cwd: io.cwd}).roles,
+		resolveRoles: (overrides) => resolveRoles({...flags, ...overrides}, io),
 		async startEpisode(episodeFlags) {
 			const merged = {...flags, ...episodeFlags};
 			const options = episodeOptionsFromFlags(merged);
@@ -104,8 +116,19 @@ export function createServices(io: IO, flags: Flags, universe: Universe): TuiSer
 			await runtime.check(roles);
 			return resumeEpisode(runtime, store.fileFor(session.id));
 		},
-		listSessions: () => store.list(),
+		listSessions: () => {
+			const listing = store.list();
+			return {...listing, sessions: listing.sessions.map(blindSafeSummary)};
+		},
 		loadSession: (idOrPath) => store.load(idOrPath),
+		revealSaved: (session, view) => openHidden(store, session, {view, reveal: true, what: 'the replay'}),
+		writePage(session) {
+			const dir = path.join(store.dir, 'html');
+			mkdirSync(dir, {recursive: true});
+			const file = path.join(dir, `${session.id}.html`);
+			writeFileAtomic(file, sessionPage(session));
+			return file;
+		},
 		onNotice(listener) {
 			listeners.add(listener);
 			return () => listeners.delete(listener);

@@ -126,13 +126,13 @@ export class SeedSpace {
 
 	persona(id: string): Persona {
 		const persona = this.universe.personaById.get(id);
-		if (!persona) throw new UserError(unknownMessage('persona', id, this.universe.personaById.keys(), 'List them with `cultureconverse personas`.'));
+		if (!persona) throw new UserError(unknownMessage('persona', id, this.universe.personaById.keys(), 'List them with `npx cultureconverse personas`.'));
 		return persona;
 	}
 
 	template(id: string): ResolvedTemplate {
 		const template = this.universe.templateById.get(id);
-		if (!template) throw new UserError(unknownMessage('template', id, this.universe.templateById.keys(), 'List them with `cultureconverse templates`.'));
+		if (!template) throw new UserError(unknownMessage('template', id, this.universe.templateById.keys(), 'List them with `npx cultureconverse templates`.'));
 		return template;
 	}
 

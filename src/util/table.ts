@@ -1,4 +1,5 @@
 import chalk from 'chalk';
+import {displayWidth, truncate as cutToWidth} from './textWidth.js';
 
 export type Column<T> = {
 	header: string;
@@ -11,7 +12,7 @@ export type Column<T> = {
 /** A plain aligned text table; header in bold when the stream supports colour. */
 export function renderTable<T>(rows: readonly T[], columns: ReadonlyArray<Column<T>>): string {
 	const cells = rows.map((row) => columns.map((column) => truncate(String(column.value(row)), column.max)));
-	const widths = columns.map((column, index) => Math.max(column.header.length, ...cells.map((row) => displayWidth(row[index]!))));
+	const widths = columns.map((column, index) => Math.max(displayWidth(column.header), ...cells.map((row) => displayWidth(row[index]!))));
 	const line = (values: string[]) =>
 		values
 			.map((value, index) => {
@@ -24,18 +25,12 @@ export function renderTable<T>(rows: readonly T[], columns: ReadonlyArray<Column
 	return [header, ...cells.map((row) => line(row))].join('\n');
 }
 
+/** A cell on one line, cut to `max` display columns (grapheme-aware: a cut never splits a character from its marks). */
 export function truncate(text: string, max?: number): string {
 	const flat = text.replace(/\s+/g, ' ');
-	if (!max || flat.length <= max) return flat;
-	return `${flat.slice(0, Math.max(0, max - 1))}…`;
+	if (!max) return flat;
+	return cutToWidth(flat, max);
 }
 
-/** Terminal width of a string: wide (CJK, Hangul, Kana) characters count twice. */
-export function displayWidth(text: string): number {
-	let width = 0;
-	for (const char of text) {
-		const code = char.codePointAt(0)!;
-		width += code >= 0x1100 && (code <= 0x115f || (code >= 0x2e80 && code <= 0xa4cf) || (code >= 0xac00 && code <= 0xd7a3) || (code >= 0xf900 && code <= 0xfaff) || (code >= 0xff00 && code <= 0xff60) || (code >= 0xffe0 && code <= 0xffe6)) ? 2 : 1;
-	}
-	return width;
-}
+/** Terminal width of a string: the program's one measure (util/textWidth.ts), re-exported for the tables' callers. */
+export {displayWidth} from './textWidth.js';

@@ -1,4 +1,4 @@
-import {Box, type Key, Text} from 'ink';
+import {Box, Text} from 'ink';
 import {type ReactNode, useEffect, useMemo, useReducer} from 'react';
 import type {Session} from '../../domain/session.js';
 import {publicView} from '../../episode/views.js';
@@ -12,7 +12,10 @@ import {oracleBlocks} from '../view/oraclePane.js';
 import {privateBlocks} from '../view/privatePane.js';
 import {publicBlocks, type Streaming} from '../view/publicPane.js';
 import {type StatusInput, statusLines} from '../view/status.js';
-import {ConfirmBox} from './ConfirmBox.js';
+import {ConfirmBox, confirmRows} from './ConfirmBox.js';
+import {type Binding, footerLine, lookup} from '../view/keyTable.js';
+import {CONFIRM_FOOTER, type EpisodeAction, HELP_FOOTER, INSPECTOR_FOOTER, RATING_FOOTER} from '../view/episodeKeys.js';
+import {truncate} from '../text/width.js';
 import {HelpOverlay} from './HelpOverlay.js';
 import {Inspector} from './Inspector.js';
 import {MockBanner} from './MockBanner.js';
@@ -37,9 +40,14 @@ export type FrameProps = {
 	readonly awaitingHuman?: boolean;
 	/** The reply box of a person playing the assistant: while focused it takes every key. */
 	readonly box?: {readonly rows: number; readonly focused: boolean; readonly element: ReactNode} | null;
-	/** Mode keys (stepping, replay movement); true when the key was handled. */
-	readonly onKey: (input: string, key: Key) => boolean;
-	readonly footer: string;
+	/** The key table of the screen's state (view/episodeKeys.ts): the footer shows it, the keys act through it. */
+	readonly keys: readonly Binding<EpisodeAction>[];
+	/** Actions of the table the frame does not handle itself (stepping, replay movement, end-state actions). */
+	readonly onAction: (action: EpisodeAction) => void;
+	/** Words before the footer's keys (typing into the reply box). */
+	readonly footerLead?: string;
+	/** The pane focused first (o on an ended blind seat opens on the Oracle's scores). @default 'public' */
+	readonly initialFocus?: PaneId;
 	readonly onQuit: () => void;
 	readonly onBack: (() => void) | null;
 	/** A box under the panes that takes the keys while it is open (the rating form). */
@@ -52,10 +60,18 @@ export type FrameProps = {
 export function EpisodeFrame(props: FrameProps) {
 	const {session, box} = props;
 	const {columns, rows} = useTerminalSize();
-	const [ui, dispatch] = useReducer(uiReducer, undefined, initialUi);
+	const [ui, dispatch] = useReducer(uiReducer, props.initialFocus ?? 'public', (focus: PaneId) => ({...initialUi(), focus}));
 	const caches = useMemo(() => ({public: new BlockCache(), private: new BlockCache(), oracle: new BlockCache()}), []);
 	const confirming = ui.overlay === 'quit' || ui.overlay === 'back';
-	const chromeRows = 1 + (session.config.mock ? 1 : 0) + 2 + 1 + (isNarrow(columns) ? 1 : 0) + (box?.rows ?? 0) + (confirming ? 3 : 0) + (props.panel?.rows ?? 0);
+	const question =
+		ui.overlay === 'back'
+			? props.busy
+				? 'A step is in flight. Leave the episode anyway? The call in flight is abandoned; the session stays resumable.'
+				: 'The step has ended. Leave the episode?'
+			: props.busy
+				? 'A step is in flight. Quit anyway? The call in flight is abandoned; the session stays resumable.'
+				: 'The step has ended. Quit?';
+	const chromeRows = 1 + (session.config.mock ? 1 : 0) + 2 + 1 + (isNarrow(columns) ? 1 : 0) + (box?.rows ?? 0) + (confirming ? confirmRows(question, columns) : 0) + (props.panel?.rows ?? 0);
 	const geometry = episodeLayout({columns, rows, chromeRows});
 
 	const view = useMemo(() => publicView(session), [session]);
@@ -78,33 +94,39 @@ export function EpisodeFrame(props: FrameProps) {
 		// eslint-disable-next-line react-hooks/exhaustive-deps
 	}, [serial]);
 
-	const scrollKeys = (input: string, key: Key): boolean => {
-		if (key.tab) dispatch({type: 'focus-step', delta: key.shift ? -1 : 1});
-		else if (key.pageUp) dispatch({type: 'page', pages: -1, extents});
-		else if (key.pageDown) dispatch({type: 'page', pages: 1, extents});
-		else return false;
+	/** The actions the frame does itself; false for the screen's own (stepping, replay, end-state actions). */
+	const frameAction = (action: EpisodeAction): boolean => {
+		if (action === 'nextPane' || action === 'prevPane') dispatch({type: 'focus-step', delta: action === 'nextPane' ? 1 : -1});
+		else if (action === 'pane1' || action === 'pane2' || action === 'pane3') dispatch({type: 'focus', pane: PANES[Number(action.slice(4)) - 1]!});
+		else if (action === 'lineUp' || action === 'lineDown') dispatch({type: 'scroll', lines: action === 'lineUp' ? -1 : 1, extents});
+		else if (action === 'pageUp' || action === 'pageDown') dispatch({type: 'page', pages: action === 'pageUp' ? -1 : 1, extents});
+		else if (action === 'top') dispatch({type: 'top'});
+		else if (action === 'bottom') dispatch({type: 'bottom', extents});
+		else if (action === 'inspector' || action === 'help') dispatch({type: 'overlay', overlay: action});
+		else if (action === 'quit') props.busy ? dispatch({type: 'overlay', overlay: 'quit'}) : props.onQuit();
+		else if (action === 'back') {
+			if (props.onBack) props.busy ? dispatch({type: 'overlay', overlay: 'back'}) : props.onBack();
+		} else if (action === 'scores') {
+			// The judge's scores head the Oracle pane; the screen hears of it too.
+			dispatch({type: 'focus', pane: 'oracle'});
+			dispatch({type: 'top'});
+			return false;
+		} else return false;
 		return true;
 	};
 	useKeys(
 		(input, key) => {
-			if (props.onKey(input, key)) return;
-			if (input === '?') dispatch({type: 'overlay', overlay: 'help'});
-			else if (input === 'i') dispatch({type: 'overlay', overlay: 'inspector'});
-			else if (input === 'q') props.busy ? dispatch({type: 'overlay', overlay: 'quit'}) : props.onQuit();
-			else if (input === 'b' && props.onBack) props.busy ? dispatch({type: 'overlay', overlay: 'back'}) : props.onBack();
-			else if (scrollKeys(input, key)) return;
-			else if (input === '1' || input === '2' || input === '3') dispatch({type: 'focus', pane: PANES[Number(input) - 1]!});
-			else if (key.upArrow || input === 'k') dispatch({type: 'scroll', lines: -1, extents});
-			else if (key.downArrow || input === 'j') dispatch({type: 'scroll', lines: 1, extents});
-			else if (input === 'g' || key.home) dispatch({type: 'top'});
-			else if (input === 'G' || key.end) dispatch({type: 'bottom', extents});
+			const binding = lookup(props.keys, input, key);
+			if (binding && !frameAction(binding.action)) props.onAction(binding.action);
 		},
 		{isActive: ui.overlay === 'none' && !box?.focused && !props.panel},
 	);
 	// While the rating form is open it owns ↑↓, digits and Enter; the transcript still scrolls (PgUp/PgDn, Tab).
 	useKeys(
 		(input, key) => {
-			scrollKeys(input, key);
+			if (key.tab) dispatch({type: 'focus-step', delta: key.shift ? -1 : 1});
+			else if (key.pageUp) dispatch({type: 'page', pages: -1, extents});
+			else if (key.pageDown) dispatch({type: 'page', pages: 1, extents});
 		},
 		{isActive: ui.overlay === 'none' && Boolean(props.panel)},
 	);
@@ -112,14 +134,7 @@ export function EpisodeFrame(props: FrameProps) {
 	if (tooSmall(columns, rows)) return <TooSmall columns={columns} rows={rows} onQuit={props.onQuit} />;
 	const closeOverlay = () => dispatch({type: 'overlay', overlay: 'none'});
 	const overlayHeight = geometry.paneHeight + (geometry.narrow ? 1 : 0);
-	const question =
-		ui.overlay === 'back'
-			? props.busy
-				? 'A step is in flight. Leave the episode anyway? The call in flight is abandoned; the session stays resumable.'
-				: 'The step has ended. Leave the episode?'
-			: props.busy
-				? 'A step is in flight. Quit anyway? The call in flight is abandoned; the session stays resumable.'
-				: 'The step has ended. Quit?';
+	const footer = ui.overlay === 'inspector' ? INSPECTOR_FOOTER : ui.overlay === 'help' ? HELP_FOOTER : confirming ? CONFIRM_FOOTER : props.panel ? RATING_FOOTER : footerLine(props.keys, columns, props.footerLead);
 	return (
 		<Box flexDirection="column" width={columns} height={Math.max(1, rows - 1)}>
 			<TitleBar
@@ -127,8 +142,8 @@ export function EpisodeFrame(props: FrameProps) {
 				mode={props.mode}
 				width={columns}
 			/>
-			{session.config.mock ? <MockBanner {...mockRolesOf(session)} /> : null}
-			<StatusBar lines={statusLines(props.status)} />
+			{session.config.mock ? <MockBanner mock={mockRolesOf(session)} width={columns} /> : null}
+			<StatusBar lines={statusLines(props.status)} width={columns} />
 			{ui.overlay === 'help' ? <HelpOverlay width={columns} height={overlayHeight} active onClose={closeOverlay} /> : null}
 			{ui.overlay === 'inspector' ? <Inspector session={session} notices={props.notices} calls={props.calls ?? []} nowMs={props.status.nowMs ?? Date.now()} width={columns} height={overlayHeight} active onClose={closeOverlay} /> : null}
 			{ui.overlay === 'none' || confirming ? <PaneRow geometry={geometry} layouts={layouts} offsets={offsets} focus={ui.focus} /> : null}
@@ -136,7 +151,7 @@ export function EpisodeFrame(props: FrameProps) {
 			{props.panel?.element ?? null}
 			{confirming ? <ConfirmBox question={question} active onAnswer={(yes) => (yes ? (ui.overlay === 'back' ? props.onBack?.() : props.onQuit()) : closeOverlay())} /> : null}
 			<Text wrap="truncate-end" dimColor>
-				{props.footer}
+				{truncate(footer, columns)}
 			</Text>
 		</Box>
 	);

@@ -3,19 +3,24 @@ import {useState} from 'react';
 import {useKeys} from '../hooks/useKeys.js';
 import {clamp, pageSize} from '../text/scroll.js';
 import {EPISODE_KEYS, type KeyGroup} from '../view/keys.js';
+import {wrapText} from '../text/wrap.js';
 
 type Props = {readonly width: number; readonly height: number; readonly active: boolean; readonly onClose: () => void; readonly groups?: readonly KeyGroup[]};
 
 type HelpLine = {readonly text: string; readonly heading: boolean};
 
-export const helpLines = (groups: readonly KeyGroup[]): HelpLine[] => groups.flatMap((group) => [{text: group.title, heading: true}, ...group.keys.map((key) => ({text: `  ${key.keys.padEnd(16)} ${key.does}`, heading: false}))]);
+/** The help as lines wrapped to `width`: a description that does not fit continues under itself, never cut. */
+export const helpLines = (groups: readonly KeyGroup[], width = Number.MAX_SAFE_INTEGER): HelpLine[] =>
+	groups.flatMap((group) => [{text: group.title, heading: true}, ...group.keys.flatMap((key) => wrapText(`  ${key.keys.padEnd(16)} ${key.does}`, Math.max(24, width), {hang: 19}).map((text) => ({text, heading: false})))]);
 
 /** Every key of the episode screen (from view/keys.ts); two columns when they fit that way, and it scrolls when they do not fit at all. */
 export function HelpOverlay({width, height, active, onClose, groups = EPISODE_KEYS}: Props) {
 	const rows = Math.max(1, height - 3);
-	const all = helpLines(groups);
-	const split = all.length > rows && width >= 90 ? Math.ceil(groups.length / 2) : groups.length;
-	const columns = [helpLines(groups.slice(0, split)), helpLines(groups.slice(split))].filter((column) => column.length > 0);
+	// Two columns when one would scroll and each still gets 70 columns; the descriptions wrap to their column.
+	const two = helpLines(groups, width - 4).length > rows && width >= 144;
+	const split = two ? Math.ceil(groups.length / 2) : groups.length;
+	const inner = two ? Math.floor((width - 4) / 2) - 1 : width - 4;
+	const columns = [helpLines(groups.slice(0, split), inner), helpLines(groups.slice(split), inner)].filter((column) => column.length > 0);
 	const longest = Math.max(...columns.map((column) => column.length));
 	const max = Math.max(0, longest - rows);
 	const [offset, setOffset] = useState(0);

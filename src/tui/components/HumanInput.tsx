@@ -3,6 +3,13 @@ import {useRef, useState} from 'react';
 import {type EditorState, editKey, editorLines, editorOf} from '../text/editor.js';
 import {useRawInput} from '../hooks/useRawInput.js';
 import {editExternally, ENTER_ALT_SCREEN} from '../externalEditor.js';
+import {displayWidth, truncate} from '../text/width.js';
+
+/** The wrap width of the draft in a box `width` columns wide (border and padding). */
+export const draftWidth = (width: number) => Math.max(2, width - 4);
+
+/** Display lines of a draft in a box of this width: how tall the box wants to be. */
+export const draftLineCount = (state: EditorState, width: number) => editorLines(state, draftWidth(width), true).lines.length;
 
 /** The draft, kept by the screen so it survives the box closing and reopening; `get` is current between renders. */
 export type DraftStore = {readonly state: EditorState; get(): EditorState; set(state: EditorState): void};
@@ -79,25 +86,32 @@ export function HumanInput({draft, t, width, maxLines, focused, onSend, onBlur, 
 		},
 		{isActive: focused},
 	);
-	const {lines, cursorLine} = editorLines(draft.state, Math.max(2, width - 4), focused);
+	const {lines, cursorLine} = editorLines(draft.state, draftWidth(width), focused);
 	const first = Math.max(0, Math.min(cursorLine - maxLines + 1, lines.length - maxLines));
 	const shown = lines.slice(first, first + maxLines);
 	while (shown.length < maxLines) shown.push('');
+	const below = Math.max(0, lines.length - first - maxLines);
+	// A draft longer than the box says so: the lines out of view above and below the cursor's window.
+	const more = [first > 0 ? `↑ ${first} more above` : '', below > 0 ? `↓ ${below} more below` : ''].filter(Boolean).join(' · ');
 	const title =
 		hint ??
 		(!focused
-			? `Reply box${t === null ? '' : ` (t=${t})`} · press e to type in it`
+			? `Reply box${t === null ? '' : ` (t=${t})`} · e types in it`
 			: t === null
 				? 'The user is answering… type ahead: your draft waits here · Esc leave the box'
 				: `Your reply as the assistant (t=${t}) · Enter new line · Ctrl-S send · Ctrl-X $EDITOR · PgUp/PgDn scroll the chat · Esc leave`);
+	const titleWidth = Math.max(1, width - 4 - (more ? displayWidth(more) + 3 : 0));
 	return (
 		<Box flexDirection="column" borderStyle="round" borderColor={focused ? 'yellow' : 'gray'} width={width} height={maxLines + 3} paddingX={1}>
-			<Text wrap="truncate-end" color={focused ? 'yellow' : undefined} dimColor={!focused}>
-				{title}
-			</Text>
+			<Box height={1}>
+				<Text color={focused ? 'yellow' : undefined} dimColor={!focused}>
+					{truncate(title, titleWidth)}
+				</Text>
+				{more ? <Text color="cyan" bold>{` · ${more}`}</Text> : null}
+			</Box>
 			{shown.map((text, index) => (
 				<Text key={index} wrap="truncate-end">
-					{text.length > 0 ? text : ' '}
+					{text.length > 0 ? truncate(text, draftWidth(width)) : ' '}
 				</Text>
 			))}
 		</Box>

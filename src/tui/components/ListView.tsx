@@ -1,5 +1,6 @@
 import {Box, Text} from 'ink';
 import {pageStart} from '../text/scroll.js';
+import {truncate} from '../text/width.js';
 
 type Props = {
 	readonly rows: readonly string[];
@@ -22,7 +23,7 @@ export function ListView({rows, selected, height, width, focused = true, empty =
 				const isSelected = first + index === selected;
 				return (
 					<Text key={first + index} wrap="truncate-end" inverse={isSelected && focused} bold={isSelected} color={isSelected && !focused ? 'cyan' : undefined}>
-						{`${isSelected ? '▶ ' : '  '}${row}`}
+						{truncate(`${isSelected ? '▶ ' : '  '}${row}`, width)}
 					</Text>
 				);
 			})}

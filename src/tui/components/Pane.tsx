@@ -27,10 +27,11 @@ export const Pane = memo(function Pane({title, focused, width, height, layout, o
 	const more = to < layout.total ? ' ↓' : '';
 	const position = layout.total > bodyHeight ? `${from + 1}-${to}/${layout.total}${more}` : '';
 	return (
-		<Box flexDirection="column" borderStyle="round" borderColor={focused ? 'cyan' : 'gray'} width={width} height={height} paddingX={1}>
+		// Focus is drawn in shapes as well as colour (a heavy border and a ▶ before the title), so it stays visible under NO_COLOR.
+		<Box flexDirection="column" borderStyle={focused ? 'bold' : 'round'} borderColor={focused ? 'cyan' : 'gray'} width={width} height={height} paddingX={1}>
 			<Box height={1} justifyContent="space-between">
 				<Text bold color={color} inverse={focused} wrap="truncate-end">
-					{` ${title} `}
+					{focused ? `▶ ${title} ` : ` ${title} `}
 				</Text>
 				<Text dimColor>{position}</Text>
 			</Box>

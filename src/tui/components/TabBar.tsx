@@ -10,7 +10,7 @@ export function TabBar({active}: Props) {
 			{PANES.map((pane, index) => (
 				<Box key={pane} flexShrink={0}>
 					<Text inverse={pane === active} bold={pane === active} color={pane === active ? 'cyan' : undefined}>
-						{` ${index + 1} ${PANE_TITLES[pane]} `}
+						{pane === active ? `[${index + 1} ${PANE_TITLES[pane]}]` : ` ${index + 1} ${PANE_TITLES[pane]} `}
 					</Text>
 				</Box>
 			))}

@@ -44,7 +44,7 @@ export function HomeScreen({universe, sessionsDir, width, onChoose}: Props) {
 			<Text> </Text>
 			<Text dimColor>↑↓ Enter choose · n s c ? q directly</Text>
 			<Text dimColor wrap="wrap">
-				From the shell: cultureconverse batch (many episodes, resumable) · report (tables with CIs) · export sft|pairs (training data) · crisp (situated decision items)
+				From the shell: npx cultureconverse batch (many episodes, resumable) · report (tables with CIs) · export sft|pairs (training data) · crisp (situated decision items)
 			</Text>
 		</Box>
 	);

@@ -104,7 +104,7 @@ export function ItemsScreen({listing, width, height, onBack, onQuit}: Props) {
 					{`⚠ ${listing.problem}`}
 				</Text>
 			) : null}
-			<ListView rows={items.map(itemRow)} selected={clamp(selected, 0, Math.max(0, items.length - 1))} height={bodyHeight - (listing.problem ? 1 : 0)} width={width} empty="No items yet: build some with `cultureconverse crisp build --region JP --limit 5`." />
+			<ListView rows={items.map(itemRow)} selected={clamp(selected, 0, Math.max(0, items.length - 1))} height={bodyHeight - (listing.problem ? 1 : 0)} width={width} empty="No items yet: build some with `npx cultureconverse crisp build --region JP --limit 5`." />
 			<Text dimColor wrap="truncate-end">
 				↑↓ select · Enter open round by round · i saved record · Esc back · ? help · q quit
 			</Text>

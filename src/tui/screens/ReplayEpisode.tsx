@@ -1,5 +1,4 @@
-import type {Key} from 'ink';
-import {useMemo, useState} from 'react';
+import {useEffect, useMemo, useState} from 'react';
 import type {Session} from '../../domain/session.js';
 import {sessionAtStep} from '../../episode/replay.js';
 import {EpisodeFrame} from '../components/EpisodeFrame.js';
@@ -9,6 +8,7 @@ import type {Scores} from '../../store/ratingStore.js';
 import {errorMessage} from '../../util/errors.js';
 import {clamp} from '../text/scroll.js';
 import {resumable} from '../view/sessionsList.js';
+import {type EpisodeAction, replayKeys} from '../view/episodeKeys.js';
 
 type Props = {
 	readonly session: Session;
@@ -20,12 +20,12 @@ type Props = {
 	readonly onResume: (session: Session, options: {retry: boolean}) => void;
 	readonly onQuit: () => void;
 	readonly onBack: (() => void) | null;
+	/** Open with the rating form (s on an ended live episode). @default false */
+	readonly rateFirst?: boolean;
 };
 
-const FOOTER = '→/← step · Home/End first/last · r resume (an errored session: retry its failed step) · s rate · Tab/1-3 pane · ↑↓ PgUp PgDn scroll · i inspector · ? help';
-
 /** A saved session on the episode screen: every pane shows sessionAtStep(session, cursor). */
-export function ReplayEpisode({session, rating, message, onResume, onQuit, onBack}: Props) {
+export function ReplayEpisode({session, rating, message, onResume, onQuit, onBack, rateFirst = false}: Props) {
 	const total = session.steps.length;
 	const [cursor, setCursor] = useState(total);
 	const [note, setNote] = useState<string | null>(null);
@@ -56,19 +56,22 @@ export function ReplayEpisode({session, rating, message, onResume, onQuit, onBac
 		setCursor((at) => clamp(to(at), 0, total));
 		setNote(null);
 	};
-	const onKey = (input: string, key: Key): boolean => {
-		if (key.rightArrow || input === 'n' || input === ' ' || input === 'l') move((at) => at + 1);
-		else if (key.leftArrow || input === 'p' || input === 'h') move((at) => at - 1);
-		else if (key.home) move(() => 0);
-		else if (key.end) move(() => total);
-		else if (input === 'r') {
-			if (resumable(session)) onResume(session, {retry: false});
-			else if (session.status === 'error') onResume(session, {retry: true});
-			else setNote('This session is completed: there is nothing to resume (rejudge scores it again with another judge).');
-		} else if (input === 's') openForm();
-		else return false;
-		return true;
+	const rateable = session.turns.some((turn) => turn.role === 'assistant');
+	const act = (action: EpisodeAction) => {
+		if (action === 'forward') move((at) => at + 1);
+		else if (action === 'backward') move((at) => at - 1);
+		else if (action === 'first') move(() => 0);
+		else if (action === 'last') move(() => total);
+		else if (action === 'resume') onResume(session, {retry: false});
+		else if (action === 'retry') onResume(session, {retry: true});
+		else if (action === 'rate') openForm();
+		else if (action === 'explain') setNote('This session is completed: there is nothing to resume (rejudge scores it again with another judge).');
 	};
+	useEffect(() => {
+		if (rateFirst) openForm();
+		// Once, on opening.
+		// eslint-disable-next-line react-hooks/exhaustive-deps
+	}, []);
 	const panel = form
 		? {
 				rows: RATING_FORM_ROWS,
@@ -96,8 +99,8 @@ export function ReplayEpisode({session, rating, message, onResume, onQuit, onBac
 			status={{session: view, running: null, awaitingHuman: false, retry: null, lastLatencyMs: null, problem: message ?? note, auto: false, replay: {step: cursor, total, label}}}
 			notices={[]}
 			busy={false}
-			onKey={onKey}
-			footer={`${FOOTER}${onBack ? ' · b back' : ''} · q quit`}
+			keys={replayKeys({step: cursor, total, resumable: resumable(session), retryable: session.status === 'error', rateable: rateable && !form, canBack: onBack !== null})}
+			onAction={act}
 			onQuit={onQuit}
 			onBack={onBack}
 			panel={panel}

@@ -1,4 +1,5 @@
 import wrapAnsi from 'wrap-ansi';
+import {terminalForm} from '../../util/textWidth.js';
 
 export type WrapOptions = {
 	/** Spaces before every line. @default 0 */
@@ -10,8 +11,11 @@ export type WrapOptions = {
 const WRAP = {hard: true, trim: true} as const;
 
 /**
- * Word-wraps text to `width` display columns with wrap-ansi (what Ink itself wraps with, measured by
- * string-width). Newlines start new paragraphs (an empty paragraph is an empty line); a paragraph
+ * Word-wraps text to `width` display columns with wrap-ansi 10, which measures with string-width 8,
+ * the program's one width function (util/textWidth.ts). wrap-ansi 9, which Ink bundles, measures with
+ * string-width 7.2 and counts a Tamil vowel sign such as the one in `வே` as no column, so its lines
+ * of Tamil came out up to a quarter wider than their pane (58 columns measured, 74 drawn); 10 counts
+ * as Ink lays out and tmux draws (test/e2e-tmux-scripts.test.ts). Newlines start new paragraphs (an empty paragraph is an empty line); a paragraph
  * keeps its leading spaces as an indent, and spaces between words on a line stay (so aligned columns
  * stay aligned). Words wider than a line, and runs of CJK or Thai text, which have no spaces, are
  * broken between characters (`hard`). Every returned line fits in `width` columns; at least one
@@ -27,7 +31,8 @@ export function wrapText(text: string, width: number, options: WrapOptions = {})
 	const hang = Math.max(0, options.hang ?? 0);
 	const columns = Math.max(1, width);
 	const out: string[] = [];
-	for (const paragraph of text.replace(/\t/g, '  ').replace(/\r\n?/g, '\n').split('\n')) {
+	// In the form whose width string-width and the terminal agree on (util/textWidth.ts terminalForm).
+	for (const paragraph of terminalForm(text).replace(/\t/g, '  ').replace(/\r\n?/g, '\n').split('\n')) {
 		const lead = /^ */.exec(paragraph)![0].length;
 		const body = paragraph.slice(lead);
 		if (body.trim() === '') {

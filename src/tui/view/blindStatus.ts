@@ -1,6 +1,7 @@
 import type {Session} from '../../domain/session.js';
 import type {CallInFlight} from '../episode/liveState.js';
-import {callInFlightText, type Segment, turnText, usageText} from './status.js';
+import {dialogueOpen} from '../../episode/blindness.js';
+import {callInFlightShort, callInFlightText, type Segment, turnShort, turnText, usageShort, usageText} from './status.js';
 
 /*
  * The status line of a blind human assistant: what a model under test could know (the turn, the
@@ -16,6 +17,8 @@ export type BlindStatusInput = {
 	readonly calls: readonly CallInFlight[];
 	readonly nowMs: number;
 	readonly problem: boolean;
+	/** What the screen last did for the person (our own words, never episode state). */
+	readonly note?: string | null;
 };
 
 /** "your turn" / "the user is writing…" / "judging…": which side is busy, in public words. */
@@ -30,10 +33,12 @@ function phase(input: BlindStatusInput): Segment {
 }
 
 export function blindStatusLines(input: BlindStatusInput): Segment[][] {
-	const first: Segment[] = [phase(input), {text: turnText(input.session), tone: 'normal'}, {text: usageText(input.session as Session), tone: 'dim'}];
+	const first: Segment[] = [phase(input), {text: turnText(input.session), tone: 'normal', short: turnShort(input.session), drop: 2}, {text: usageText(input.session as Session), tone: 'dim', short: usageShort(input.session as Session), drop: 3}];
 	const call = input.calls[0];
-	if (call && call.role !== 'assistant') first.push({text: callInFlightText({...call, stage: call.role}, input.nowMs), tone: 'warn'});
-	const second: Segment[] = [{text: `you are the assistant · you see the chat only, as a model would · sim ${input.session.config.models.simulator} · judge ${input.session.config.models.judge}`, tone: 'dim'}];
-	if (input.problem) second.push({text: 'a call failed: details are hidden from you (v reveals them, and is recorded)', tone: 'error'});
+	if (call && call.role !== 'assistant') first.push({text: callInFlightText({...call, stage: call.role}, input.nowMs), tone: 'warn', short: callInFlightShort({...call, stage: call.role}, input.nowMs)});
+	const second: Segment[] = [{text: `you are the assistant · you see the chat only, as a model would · sim ${input.session.config.models.simulator} · judge ${input.session.config.models.judge}`, tone: 'dim', short: 'you are the assistant (blind: the chat only)', drop: 3}];
+	// Revealing is offered only while it would matter (the dialogue is open); blindness.ts decides that.
+	if (input.problem) second.push({text: dialogueOpen(input.session) ? 'a call failed: details are hidden from you (v shows them, and is recorded)' : 'a call failed: details are hidden from you', tone: 'error'});
+	if (input.note) second.push({text: input.note, tone: 'accent', drop: 2});
 	return [first, second];
 }

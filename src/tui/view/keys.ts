@@ -28,6 +28,15 @@ export const EPISODE_KEYS: readonly KeyGroup[] = [
 		],
 	},
 	{
+		title: 'When the episode has ended',
+		keys: [
+			{keys: 'o', does: 'the scores: the Oracle pane from the judge\'s section (on a blind seat: the panes, nothing recorded)'},
+			{keys: 's', does: 'rate the session yourself (opens its replay with the rating form)'},
+			{keys: 'p', does: 'its replay, step by step'},
+			{keys: 'w', does: 'write its HTML page to <sessions>/html/<id>.html (the path is said on the status line)'},
+		],
+	},
+	{
 		title: 'Panes',
 		keys: [
 			{keys: 'Tab / Shift-Tab', does: 'focus the next / previous pane'},
@@ -69,8 +78,8 @@ export const EPISODE_KEYS: readonly KeyGroup[] = [
 			{keys: '^U / ^K', does: 'delete to the start / end of the line'},
 			{keys: 'Ctrl-X', does: 'compose the reply in $EDITOR (or $VISUAL)'},
 			{keys: 'PgUp PgDn', does: 'scroll the chat while typing'},
-			{keys: 'Esc / e', does: 'leave the box (command keys work) / back into it'},
-			{keys: 'v', does: 'reveal the hidden panes (private, oracle): recorded on the session; replies after it are reported apart'},
+			{keys: 'Esc / e', does: 'leave the box (command keys work) / back into it; the box grows with the draft, then scrolls (↑ N more above)'},
+			{keys: 'v', does: 'show the hidden panes (private, oracle): asks first (y/N); yes is recorded on the session with the step, and replies after it are reported apart'},
 		],
 	},
 	{

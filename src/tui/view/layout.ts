@@ -67,9 +67,18 @@ export function tooSmall(columns: number, rows: number): boolean {
 	return columns < MIN_COLUMNS || rows < MIN_ROWS;
 }
 
-/** Lines of draft text the human input box shows: four, fewer on a short terminal so the chat keeps room. */
+/**
+ * The most lines of draft the human input box grows to: more on a tall terminal, so the chat keeps
+ * room on a short one. Past it the box scrolls with the cursor and says how much is above / below.
+ */
 export function inputLines(rows: number): number {
-	return rows >= 30 ? 4 : rows >= 20 ? 3 : 2;
+	return rows >= 40 ? 10 : rows >= 30 ? 6 : rows >= 20 ? 4 : 2;
 }
-/** Rows of the human input box: border, hint and the draft lines. */
-export const inputBoxRows = (rows: number) => inputLines(rows) + 3;
+/** The fewest lines the box shows (an empty draft). */
+export const MIN_INPUT_LINES = 2;
+/** Lines the box shows for a draft of `draftLines` display lines: it grows with the draft up to inputLines(rows). */
+export function inputShown(rows: number, draftLines: number): number {
+	return Math.max(MIN_INPUT_LINES, Math.min(inputLines(rows), draftLines));
+}
+/** Rows of the human input box: border, hint and the draft lines shown. */
+export const inputBoxRows = (shown: number) => shown + 3;

@@ -82,3 +82,29 @@ export class BlockCache {
 		return this.entries.size;
 	}
 }
+
+/**
+ * Two layouts lined up block by block (the compare view: the same turn of two chats side by side):
+ * blocks with the same key start on the same row, the shorter padded with empty lines; blocks only
+ * one side has keep their place in its order.
+ */
+export function alignLayouts(a: PaneLayout, b: PaneLayout): [PaneLayout, PaneLayout] {
+	const keys = [...new Set([...a.blocks.map((block) => block.key), ...b.blocks.map((block) => block.key)])];
+	const byKey = (layout: PaneLayout) => new Map(layout.blocks.map((block) => [block.key, block.lines]));
+	const [left, right] = [byKey(a), byKey(b)];
+	const build = (mine: Map<string, readonly DisplayLine[]>, other: Map<string, readonly DisplayLine[]>, width: number): PaneLayout => {
+		const blocks: Array<{key: string; lines: readonly DisplayLine[]}> = [];
+		const starts: number[] = [];
+		let total = 0;
+		for (const key of keys) {
+			const lines = mine.get(key) ?? [];
+			const rows = Math.max(lines.length, other.get(key)?.length ?? 0);
+			if (rows === 0) continue;
+			starts.push(total);
+			blocks.push({key, lines: lines.length === rows ? lines : [...lines, ...Array.from({length: rows - lines.length}, () => ({text: ''}))]});
+			total += rows;
+		}
+		return {blocks, starts, total, width};
+	};
+	return [build(left, right, a.width), build(right, left, b.width)];
+}

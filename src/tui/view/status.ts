@@ -1,11 +1,42 @@
 import type {Session} from '../../domain/session.js';
 import {actionLabel, nextAction} from '../../episode/nextAction.js';
-import {estimateCost} from '../../llm/pricing.js';
-import {summarizeCalls} from '../../llm/usage.js';
+import {sessionUsage} from '../../app/runtime.js';
 import type {CallInFlight} from '../episode/liveState.js';
 import type {Tone} from './lines.js';
+import {displayWidth} from '../text/width.js';
+import type {MockKind} from '../../report/setups.js';
+import {sessionMockKind} from '../../present/mockNote.js';
 
-export type Segment = {readonly text: string; readonly tone: Tone};
+export type Segment = {
+	readonly text: string;
+	readonly tone: Tone;
+	/** A shorter wording used before anything is dropped on a narrow terminal. */
+	readonly short?: string;
+	/** Which segments go first when the line is too narrow: 0 never (phase, call timer, the problem), then the highest first. @default 0 */
+	readonly drop?: number;
+};
+
+const SEPARATOR = ' │ ';
+
+/**
+ * A status line fitted to a width in a fixed order: first the most droppable segments take their
+ * short wording, then they are dropped, highest `drop` first (ties from the end of the line); what
+ * never drops (phase, the call in flight with its timer, the problem) stays, cut only as a last resort.
+ */
+export function fitSegments(segments: readonly Segment[], width: number): Segment[] {
+	let line = segments.map((segment) => ({...segment}));
+	const measure = () => displayWidth(line.map((segment) => segment.text).join(SEPARATOR));
+	const order = () => line.map((segment, index) => ({segment, index})).filter(({segment}) => (segment.drop ?? 0) > 0).sort((a, b) => (b.segment.drop ?? 0) - (a.segment.drop ?? 0) || b.index - a.index);
+	for (const {segment} of [...order(), ...line.map((segment) => ({segment}))]) {
+		if (measure() <= width) return line;
+		if (segment.short !== undefined) (segment as {text: string}).text = segment.short;
+	}
+	for (const {segment} of order()) {
+		if (measure() <= width) return line;
+		line = line.filter((kept) => kept !== segment);
+	}
+	return line;
+}
 
 export type StatusInput = {
 	readonly session: Session;
@@ -21,6 +52,8 @@ export type StatusInput = {
 	/** Model calls in flight (live), oldest first, and the clock their timers read. */
 	readonly calls?: readonly CallInFlight[];
 	readonly nowMs?: number;
+	/** What the screen last did for the person (a page written, a view declined), shown until the next one. */
+	readonly note?: string | null;
 };
 
 export function formatTokens(count: number): string {
@@ -63,6 +96,17 @@ export function callInFlightText(call: CallInFlight, nowMs: number): string {
 	return [`⏳ ${call.role} ${call.stage === call.role ? '' : `${call.stage} `}${elapsed}`, attempt, ...(call.timeoutMs ? [`timeout ${formatSeconds(call.timeoutMs)}`] : [])].join(' · ');
 }
 
+/** "t=3/4": the turn and the last t the cap allows, for narrow status lines. */
+export function turnShort(session: Pick<Session, 'turns' | 'config'>): string {
+	const last = session.turns.filter((turn) => turn.role === 'user' && !turn.closing).at(-1);
+	return `t=${last ? last.t : '–'}/${session.config.maxTurns - 1}`;
+}
+
+/** "⏳ simulator 28.0 s 1/5 ≤120.0 s": the call in flight with its attempt and timeout, compact. */
+export function callInFlightShort(call: CallInFlight, nowMs: number): string {
+	return `⏳ ${call.role} ${formatSeconds(Math.max(0, nowMs - call.startedAt))} ${call.attempt}${call.maxAttempts ? `/${call.maxAttempts}` : ''}${call.timeoutMs ? ` ≤${formatSeconds(call.timeoutMs)}` : ''}`;
+}
+
 export function shardText(session: Session): string {
 	const count = session.shards?.length;
 	if (!count) return 'shard –';
@@ -70,12 +114,23 @@ export function shardText(session: Session): string {
 }
 
 export function usageText(session: Session): string {
-	const usage = summarizeCalls(session.calls);
-	const cost = estimateCost(session.calls);
+	const {usage, cost} = sessionUsage(session.calls);
 	const money = usage.billableTokens.total === 0 ? '$0' : cost.unpriced > 0 && cost.usd === 0 ? '$? (unpriced model)' : `~$${cost.usd.toFixed(4)}${cost.unpriced > 0 ? '+' : ''}`;
 	// Tokens counted locally (the server sent no usage) are an estimate, and so is their cost.
 	const estimated = session.calls.some((call) => call.tokensEstimated);
 	return estimated ? `${usage.calls} calls · ~${formatTokens(usage.tokens.total)} tok (est.) · ${money}${money.startsWith('~') || money === '$0' ? '' : ' (est.)'}` : `${usage.calls} calls · ${formatTokens(usage.tokens.total)} tok · ${money}`;
+}
+
+/** "13.7k tok $0": tokens and cost only. */
+export function usageShort(session: Session): string {
+	return usageText(session).replace(/^\d+ calls · /, '');
+}
+
+/** The models once, when every role runs the same one ("all mock"), else per role without labels' padding. */
+export function modelsShort(session: Session): string {
+	const m = session.config.models;
+	const distinct = new Set(Object.values(m));
+	return distinct.size === 1 ? `all roles ${[...distinct][0]}` : `g ${m.generator} v ${m.validator} s ${m.simulator} a ${m.assistant} j ${m.judge}`;
 }
 
 export function modelsText(session: Session): string {
@@ -94,25 +149,24 @@ export function statusLines(input: StatusInput): [Segment[], Segment[]] {
 	// The step number of the calls it makes (the inspector's s4 is step 4, shown while it runs).
 	const stepNumber = input.running ? `step ${session.steps.length + 1} ▶` : `step ${session.steps.length}`;
 	// Most telling first: a line cut at a narrow terminal's edge loses the cost, not the call in flight.
+	// Narrow terminals shorten, then drop, from the highest `drop` down (fitSegments): the last call's latency, the step,
+	// the shard, tokens and cost, the turn, a retry; the phase and the call in flight stay.
 	const first: Segment[] = [
 		phaseText(input),
-		...(input.replay ? [] : [{text: stepNumber, tone: 'dim' as const}]),
-		{text: turnText(session), tone: 'normal'},
-		{text: shardText(session), tone: 'private'},
-		inFlight ? {text: callInFlightText(inFlight, input.nowMs ?? Date.now()), tone: 'warn'} : {text: `last call ${latency === null ? '–' : formatSeconds(latency)}`, tone: 'dim'},
-		...(input.retry ? [{text: input.retry, tone: 'warn' as const}] : []),
-		{text: usageText(session), tone: 'dim'},
+		...(input.replay ? [] : [{text: stepNumber, tone: 'dim' as const, short: `s${session.steps.length + (input.running ? 1 : 0)}`, drop: 5}]),
+		{text: turnText(session), tone: 'normal', short: turnShort(session), drop: 2},
+		{text: shardText(session), tone: 'private', short: shardText(session).replace('shard ', '§'), drop: 4},
+		inFlight ? {text: callInFlightText(inFlight, input.nowMs ?? Date.now()), tone: 'warn', short: callInFlightShort(inFlight, input.nowMs ?? Date.now())} : {text: `last call ${latency === null ? '–' : formatSeconds(latency)}`, tone: 'dim', drop: 6},
+		...(input.retry ? [{text: input.retry, tone: 'warn' as const, drop: 1}] : []),
+		{text: usageText(session), tone: 'dim', short: usageShort(session), drop: 3},
 	];
-	const second: Segment[] = [{text: modelsText(session), tone: 'dim'}];
-	if (!input.replay) second.push({text: input.auto ? 'AUTO on (a stops)' : 'auto off', tone: input.auto ? 'warn' : 'dim'});
+	const second: Segment[] = [{text: modelsText(session), tone: 'dim', short: modelsShort(session), drop: 3}];
+	if (!input.replay) second.push({text: input.auto ? 'AUTO on (a stops)' : 'auto off', tone: input.auto ? 'warn' : 'dim', short: input.auto ? 'AUTO' : 'auto off', drop: input.auto ? 1 : 4});
 	if (input.problem) second.push({text: input.problem, tone: 'error'});
 	else if (session.error) second.push({text: `${session.error.flag}: ${session.error.message}`, tone: 'error'});
+	if (input.note) second.push({text: input.note, tone: 'accent', drop: 2});
 	return [first, second];
 }
 
-/** The roles that ran on the offline mock, and whether that is every role that ran (a human, gold or replayed assistant makes no model call). */
-export function mockRolesOf(session: Session): {roles: string[]; all: boolean} {
-	const ran = (['generator', 'validator', 'simulator', 'assistant', 'judge'] as const).filter((role) => role !== 'assistant' || session.config.assistant === 'llm');
-	const roles = ran.filter((role) => session.config.roles[role].provider === 'mock');
-	return {roles, all: roles.length === 0 || roles.length === ran.length};
-}
+/** How much of the session ran on the offline mock (report/setups.ts decides it for every front end). */
+export const mockRolesOf = (session: Session): MockKind => sessionMockKind(session);
