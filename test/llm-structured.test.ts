@@ -43,11 +43,11 @@ describe('llm structured output: parsing and prompts', () => {
 			{role: 'system' as const, content: 'sys'},
 			{role: 'user' as const, content: 'hi'},
 		];
-		assert.deepEqual(prepareMessages(messages, wireFormat(spec, 'json_schema')), messages);
-		const fallback = prepareMessages(messages, wireFormat(spec, 'prompt'));
+		assert.deepEqual(prepareMessages(messages, wireFormat(spec, {structured: 'json_schema', baseURL: null})), messages);
+		const fallback = prepareMessages(messages, wireFormat(spec, {structured: 'prompt', baseURL: null}));
 		assert.deepEqual(fallback.map((message) => message.role), ['system', 'system', 'user']);
 		assert.match(fallback[1]!.content, /\(pair\)/);
-		assert.deepEqual(prepareMessages(messages, wireFormat(undefined, 'prompt')), messages, 'free text is untouched');
+		assert.deepEqual(prepareMessages(messages, wireFormat(undefined, {structured: 'prompt', baseURL: null})), messages, 'free text is untouched');
 	});
 
 	it('rejects names the API would refuse', () => {

@@ -83,7 +83,7 @@ export class CallRun<T> {
 		this.id = context.newId();
 		this.startedAt = context.now();
 		this.spec = request.schema as StructuredSpec<unknown> | undefined;
-		this.format = wireFormat(this.spec, settings.structured);
+		this.format = wireFormat(this.spec, settings);
 		this.model = settings.model;
 		this.messages = prepareMessages(request.prompt.messages, this.format);
 	}

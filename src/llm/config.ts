@@ -25,6 +25,10 @@ export const MODEL_DEFAULTS = {
 const envVarName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be the NAME of an environment variable (the key itself never goes in a file)');
 const url = z.url({protocol: /^https?$/}).describe('OpenAI-compatible endpoint, e.g. http://localhost:8000/v1');
 
+const SchemaFidelityChoice = z
+	.enum(['auto', 'portable', 'enforced'])
+	.describe('how much of each reply\'s JSON schema is sent: enforced keeps string length limits (llama.cpp and vLLM enforce them by grammar), portable leaves them out (servers that refuse them); auto (default) decides from the server\'s kind');
+
 /** Per-role endpoint and sampling settings; every field is optional and falls back to the top level. */
 export const RoleConfig = z.strictObject({
 	model: z.string().min(1).optional().describe('"mock" for the offline mock provider, "replay:FILE" to play back a --record file'),
@@ -38,6 +42,7 @@ export const RoleConfig = z.strictObject({
 	stream: StreamMode.optional().describe('stream free-text replies: true, false, or "auto" (default: stream, and switch to whole replies for the rest of the run when the server refuses streaming)'),
 	extraBody: z.record(z.string(), z.unknown()).optional().describe('JSON merged into every request body of the role, e.g. {"chat_template_kwargs": {"enable_thinking": false}}, {"seed": 7}, {"top_p": 0.9}, {"provider": {"order": ["groq"]}}; never a key'),
 	dialect: z.enum(['openai', 'azure', 'openrouter', 'compatible']).optional().describe('which parameter rules the endpoint follows, when its host does not say (a proxy in front of OpenRouter or Azure); default: from the host (api.openai.com, *.openai.azure.com, openrouter.ai, else compatible)'),
+	schemaFidelity: SchemaFidelityChoice.optional(),
 	supportsN: z.boolean().optional().describe('the server returns several choices for one request (`n`): best-of-N then asks once instead of N times (OpenAI and vLLM do; Ollama and llama.cpp do not). `doctor` probes it'),
 });
 export type RoleConfig = z.infer<typeof RoleConfig>;
@@ -62,6 +67,7 @@ export const ConfigFile = z.strictObject({
 	cache: z.boolean().optional().describe('content-addressed response cache in the workspace (default true)'),
 	stream: StreamMode.optional().describe('default of every role\'s "stream"'),
 	dialect: z.enum(['openai', 'azure', 'openrouter', 'compatible']).optional().describe('default of every role\'s "dialect"'),
+	schemaFidelity: SchemaFidelityChoice.optional(),
 	prices: z
 		.record(z.string().describe('model name as sent'), z.strictObject({input: z.number().nonnegative(), output: z.number().nonnegative()}))
 		.optional()

@@ -2,6 +2,7 @@ import OpenAI, {APIConnectionError, APIError} from 'openai';
 import {OPENAI_BASE_URL, normalisingFetch} from './openaiProvider.js';
 import {maskSecrets} from './secrets.js';
 import {dialectOf} from './modelFamily.js';
+import {noteServerKind} from './schemaFidelity.js';
 
 /** Kinds of server the set-up checks tell apart, from their own answers (the model list, native routes). */
 export type ServerKind = 'openai' | 'azure' | 'openrouter' | 'vllm' | 'ollama' | 'llamacpp' | 'unknown';
@@ -34,7 +35,10 @@ export async function listModels(target: EndpointTarget): Promise<ModelList> {
 			models.push({id: model.id, ownedBy: typeof raw['owned_by'] === 'string' ? raw['owned_by'] : null, contextWindow: context});
 			if (models.length >= 5000) break;
 		}
-		return {ok: true, models, server: hostKind !== 'unknown' ? hostKind : kindByList(models) ?? (await probeOllama(baseURL)) ?? 'unknown', latencyMs: Date.now() - started};
+		const server = hostKind !== 'unknown' ? hostKind : kindByList(models) ?? (await probeOllama(baseURL)) ?? 'unknown';
+		// What the server is decides how much of each schema its structured calls get (schemaFidelity.ts).
+		noteServerKind(target.baseURL, server);
+		return {ok: true, models, server, latencyMs: Date.now() - started};
 	} catch (error) {
 		const known = [target.apiKey ?? ''].filter(Boolean);
 		if (error instanceof APIConnectionError) return {ok: false, problem: 'unreachable', status: null, message: maskSecrets(causeText(error), known), server: hostKind};

@@ -1,41 +1,41 @@
 import {zodResponseFormat} from 'openai/helpers/zod';
 import type {z} from 'zod';
-import type {ChatMessage, ResponseFormatMode} from '../domain/session.js';
+import type {ChatMessage, RoleSettings} from '../domain/session.js';
 import {zodProblems} from '../util/errors.js';
 import type {WireFormat} from './provider.js';
 import {splitReasoning} from './reasoning.js';
+import {PORTABLE_DROPS, type SchemaFidelity, schemaFidelity} from './schemaFidelity.js';
 import type {StructuredSpec} from './types.js';
 
 const NAME = /^[A-Za-z0-9_-]{1,64}$/;
-const schemaCache = new WeakMap<z.ZodType, Readonly<Record<string, unknown>>>();
+const schemaCache = new WeakMap<z.ZodType, Partial<Record<SchemaFidelity, Readonly<Record<string, unknown>>>>>();
 
 /**
  * The strict JSON schema sent for a zod schema (via openai's own `zodResponseFormat`, so what we
- * send is what the API expects: every field required, optional fields as nullable), made portable:
- * string length keywords are left out because several OpenAI-compatible endpoints (older OpenAI
- * snapshots, fine-tuned models, some routed providers) reject them with a 400, while `pattern`,
- * enums and array bounds are in every strict-mode dialect. Nothing is lost: every reply is still
- * validated against the full zod schema and re-asked with the problems.
+ * send is what the API expects: every field required, optional fields as nullable), at the given
+ * fidelity (`llm/schemaFidelity.ts` decides which, from the server's kind): `enforced` keeps every
+ * keyword zod wrote, `portable` leaves out what some endpoints refuse. Nothing is lost either way:
+ * every reply is still validated against the full zod schema and re-asked with the problems.
  */
-export function jsonSchemaFor(spec: StructuredSpec<unknown>): Readonly<Record<string, unknown>> {
+export function jsonSchemaFor(spec: StructuredSpec<unknown>, fidelity: SchemaFidelity = 'portable'): Readonly<Record<string, unknown>> {
 	if (!NAME.test(spec.name)) throw new Error(`Structured call name '${spec.name}' must match ${NAME} (it is sent as json_schema.name).`);
-	let schema = schemaCache.get(spec.schema);
+	let cached = schemaCache.get(spec.schema);
+	if (!cached) schemaCache.set(spec.schema, (cached = {}));
+	let schema = cached[fidelity];
 	if (!schema) {
 		// zodResponseFormat's declared parameter type is tied to openai's zod typings; any zod 4 schema works at run time.
-		schema = portable(zodResponseFormat(spec.schema as Parameters<typeof zodResponseFormat>[0], spec.name).json_schema.schema as Record<string, unknown>);
-		schemaCache.set(spec.schema, schema);
+		const full = zodResponseFormat(spec.schema as Parameters<typeof zodResponseFormat>[0], spec.name).json_schema.schema as Record<string, unknown>;
+		schema = cached[fidelity] = fidelity === 'enforced' ? full : portable(full);
 	}
 	return schema;
 }
 
-const STRING_KEYWORDS = ['minLength', 'maxLength'] as const;
-
-/** A copy of a JSON schema without the string length keywords some servers reject (walks schema nodes, not property names). */
+/** A copy of a JSON schema without the keywords a portable schema leaves out (walks schema nodes, not property names). */
 export function portable(node: unknown): Record<string, unknown> {
 	if (!node || typeof node !== 'object' || Array.isArray(node)) return node as Record<string, unknown>;
 	const out: Record<string, unknown> = {...(node as Record<string, unknown>)};
 	const types = Array.isArray(out['type']) ? out['type'] : [out['type']];
-	if (types.includes('string')) for (const keyword of STRING_KEYWORDS) delete out[keyword];
+	if (types.includes('string')) for (const keyword of PORTABLE_DROPS) delete out[keyword];
 	for (const key of ['properties', '$defs', 'definitions'] as const) {
 		const map = out[key];
 		if (map && typeof map === 'object') out[key] = Object.fromEntries(Object.entries(map).map(([name, child]) => [name, portable(child)]));
@@ -45,9 +45,10 @@ export function portable(node: unknown): Record<string, unknown> {
 	return out;
 }
 
-export function wireFormat(spec: StructuredSpec<unknown> | undefined, mode: ResponseFormatMode): WireFormat {
+/** What a call sends for its structured reply: the role's mode, and the schema at the fidelity its server gets. */
+export function wireFormat(spec: StructuredSpec<unknown> | undefined, settings: Pick<RoleSettings, 'structured' | 'baseURL' | 'schemaFidelity'>): WireFormat {
 	if (!spec) return {type: 'text'};
-	return {type: mode, name: spec.name, jsonSchema: jsonSchemaFor(spec)};
+	return {type: settings.structured, name: spec.name, jsonSchema: jsonSchemaFor(spec, schemaFidelity(settings))};
 }
 
 /**
