@@ -23,10 +23,20 @@ export function realDir(env: NodeJS.ProcessEnv = process.env): string {
 }
 
 /** What `real:setup` wrote to `<realDir>/real.json`. */
+export type InstalledModel = {readonly id: string; readonly name: string; readonly licence: string; readonly file: string; readonly bytes: number; readonly sha256: string; readonly from: string};
+
 export type Install = {
 	readonly llamaCpp: {readonly from: string; readonly binary: string; readonly buildSeconds: number | null; readonly cmakeFlags: readonly string[]};
-	readonly model: {readonly id: string; readonly name: string; readonly licence: string; readonly file: string; readonly bytes: number; readonly sha256: string; readonly from: string};
+	/** The model `real:serve` and `bench:real` use: the best small one (models.json "default"). */
+	readonly model: InstalledModel;
+	/** The tiny model the real-server tests use, for their wall time (models.json "test"); absent = `model`. */
+	readonly testModel?: InstalledModel;
 };
+
+/** The install with the model a purpose uses: the tests take the tiny test model when there is one. */
+export function forPurpose(install: Install, purpose: 'serve' | 'test'): Install {
+	return purpose === 'test' && install.testModel && existsSync(install.testModel.file) ? {...install, model: install.testModel} : install;
+}
 
 export const MANIFEST = 'real.json';
 
@@ -54,6 +64,7 @@ export function findInstall(env: NodeJS.ProcessEnv = process.env): {readonly ok:
 	if (gguf) {
 		if (!existsSync(gguf)) return {ok: false, reason: `CULTURECONVERSE_REAL_GGUF=${gguf} does not exist`};
 		const id = path.basename(gguf).replace(/\.gguf$/i, '');
+		// The user's file serves every purpose (tests included).
 		return {ok: true, install: {llamaCpp: {...llamaCpp, binary}, model: {id, name: id, licence: 'yours to check', file: path.resolve(gguf), bytes: 0, sha256: '', from: 'CULTURECONVERSE_REAL_GGUF'}}};
 	}
 	if (!install?.model || !existsSync(install.model.file)) return {ok: false, reason: `no model in ${dir} (run npm run real:setup, or set CULTURECONVERSE_REAL_GGUF to a GGUF file)`};
@@ -68,7 +79,12 @@ export type ServeOptions = {
 	readonly slots?: number;
 	/** The server's own reply cap (`-n`), so a model that never stops cannot hold a slot for ever. @default 1024 */
 	readonly maxTokens?: number;
-	/** CPU threads (`-t`). @default 2 */
+	/**
+	 * CPU threads (`-t`). One by default: on this project's shared 2-core machines two threads made
+	 * llama-server 7 to 40 times slower than one (each token waits for both threads, and the second is
+	 * rarely scheduled when other work runs); on a machine of your own give it its cores.
+	 * @default 1
+	 */
 	readonly threads?: number;
 	/** A fixed port; default: a free one. */
 	readonly port?: number;
@@ -115,11 +131,11 @@ export function serverArgs(install: Install, port: number, options: ServeOptions
 		'--ctx-size', String(options.context ?? 16384),
 		'--parallel', String(options.slots ?? 2),
 		'--n-predict', String(options.maxTokens ?? 1024),
-		'--threads', String(options.threads ?? 2),
+		'--threads', String(options.threads ?? 1),
 		'--jinja',
 		'--reasoning-format', 'deepseek',
 		'--no-webui',
-		'--no-log-colors',
+		'--log-colors', 'off',
 		...(options.extraArgs ?? []),
 	];
 }

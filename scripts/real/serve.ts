@@ -2,7 +2,7 @@
  * `npm run real:serve`: starts the llama-server and model that `real:setup` installed on a free
  * loopback port (127.0.0.1 only), prints the base URL, the model id and a command to try, and runs
  * until Ctrl-C. Options: `--port N`, `--ctx N` (whole server), `--slots N`, `--max-tokens N` (the
- * server's reply cap), `--log` (show the server's own log); env CULTURECONVERSE_REAL_GGUF serves any
+ * server's reply cap), `--threads N` (default 1), `--log` (show the server's own log); env CULTURECONVERSE_REAL_GGUF serves any
  * GGUF file instead, CULTURECONVERSE_LLAMA_SERVER any llama-server binary.
  *
  *   npm run real:serve
@@ -11,7 +11,7 @@
 import {parseArgs} from 'node:util';
 import {findInstall, startServer} from './lib.js';
 
-const {values} = parseArgs({options: {port: {type: 'string'}, ctx: {type: 'string'}, slots: {type: 'string'}, 'max-tokens': {type: 'string'}, log: {type: 'boolean'}}});
+const {values} = parseArgs({options: {port: {type: 'string'}, ctx: {type: 'string'}, slots: {type: 'string'}, 'max-tokens': {type: 'string'}, threads: {type: 'string'}, log: {type: 'boolean'}}});
 const number = (name: string, value: string | undefined): number | undefined => {
 	if (value === undefined) return undefined;
 	const n = Number(value);
@@ -27,7 +27,7 @@ if (!found.ok) {
 	process.exit(1);
 }
 const {install} = found;
-const options = {port: number('port', values.port), context: number('ctx', values.ctx), slots: number('slots', values.slots), maxTokens: number('max-tokens', values['max-tokens'])};
+const options = {port: number('port', values.port), context: number('ctx', values.ctx), slots: number('slots', values.slots), maxTokens: number('max-tokens', values['max-tokens']), threads: number('threads', values.threads)};
 process.stdout.write(`real:serve: loading ${install.model.file} ...\n`);
 const server = await startServer(install, {...options, log: values.log ? (line) => process.stderr.write(`${line}\n`) : undefined});
 const context = options.context ?? 16384;

@@ -31,14 +31,22 @@ type ModelEntry = {
 	readonly bytes: number;
 	readonly sha256: string;
 };
-const catalogue = JSON.parse(readFileSync(new URL('./models.json', import.meta.url), 'utf8')) as {default: string; models: Record<string, ModelEntry>};
+const catalogue = JSON.parse(readFileSync(new URL('./models.json', import.meta.url), 'utf8')) as {default: string; test: string; models: Record<string, ModelEntry>};
 
 /** The cmake options of the build; a change of these rebuilds. */
 export const CMAKE_FLAGS = [
 	'-DCMAKE_BUILD_TYPE=Release',
 	'-DBUILD_SHARED_LIBS=OFF',
-	// Tuned for this machine's CPU: the cache is per machine, and the build takes minutes, not hours.
-	'-DGGML_NATIVE=ON',
+	// Not -march=native: this project's machines advertise AMX and AVX-512 FP16, and a native build died
+	// with SIGILL at its first computation. AVX2/FMA/F16C/BMI2 runs on every x86-64 server of the last
+	// decade, so a cache carried to another machine of the same kind still works.
+	'-DGGML_NATIVE=OFF',
+	'-DGGML_AVX=ON',
+	'-DGGML_AVX2=ON',
+	'-DGGML_FMA=ON',
+	'-DGGML_F16C=ON',
+	'-DGGML_BMI2=ON',
+	'-DGGML_AVX512=OFF',
 	'-DGGML_CUDA=OFF',
 	'-DGGML_VULKAN=OFF',
 	'-DGGML_METAL=OFF',
@@ -214,7 +222,9 @@ const gguf = values.gguf ?? process.env['CULTURECONVERSE_REAL_GGUF'];
 const manifestFile = path.join(dir, MANIFEST);
 const previous = existsSync(manifestFile) ? (JSON.parse(readFileSync(manifestFile, 'utf8')) as Partial<Install>) : {};
 const chosen = values['skip-model'] ? previous.model : gguf ? await ownModel(gguf) : await model(values.model ?? process.env['CULTURECONVERSE_REAL_MODEL'] ?? catalogue.default);
-const install = {llamaCpp: {from: `npm: node-llama-cpp@${NODE_LLAMA_CPP_VERSION} (llama/)`, binary: server.binary, buildSeconds: server.buildSeconds, cmakeFlags: [...CMAKE_FLAGS]}, model: chosen};
+// The tests' tiny model too (98 MB), unless a GGUF of the user's own serves everything.
+const testModel = values['skip-model'] ? previous.testModel : gguf ? undefined : chosen?.id === catalogue.test ? chosen : await model(catalogue.test);
+const install = {llamaCpp: {from: `npm: node-llama-cpp@${NODE_LLAMA_CPP_VERSION} (llama/)`, binary: server.binary, buildSeconds: server.buildSeconds, cmakeFlags: [...CMAKE_FLAGS]}, model: chosen, ...(testModel ? {testModel} : {})};
 writeFileSync(`${manifestFile}.partial`, JSON.stringify(install, null, '\t'));
 renameSync(`${manifestFile}.partial`, manifestFile);
 log(`ready in ${((Date.now() - started) / 1000).toFixed(0)} s: ${manifestFile}; start it with npm run real:serve`);
