@@ -1,11 +1,15 @@
 import assert from 'node:assert/strict';
+import {writeFileSync} from 'node:fs';
+import path from 'node:path';
 import {describe, it} from 'node:test';
 import {BlueprintDraft} from '../src/domain/blueprint.js';
 import {candidateRatingsFor} from '../src/episode/candidates.js';
 import {combinedJudgementFor, harmlessnessJudgementFor} from '../src/episode/judge.js';
 import {fidelityForServer, noteServerKind, schemaFidelity, serverKindOf} from '../src/llm/schemaFidelity.js';
 import {jsonSchemaFor, wireFormat} from '../src/llm/structured.js';
+import {resolveRoleSettings} from '../src/llm/settings.js';
 import {blueprintDraftFor} from '../src/pipeline/blueprint.js';
+import {tempDir} from './helpers/tmp.js';
 
 /** The oracle part a judge schema reads: one tripwire and one taboo (ids T1 and X1). */
 const session = {
@@ -48,6 +52,16 @@ describe('schema fidelity (issue 24 item 6)', () => {
 		assert.equal(serverKindOf(null), 'openai', 'no base URL is OpenAI');
 		const format = wireFormat({name: 'blueprint', schema: BlueprintDraft}, {baseURL: url, structured: 'json_schema'});
 		assert.ok(format.type === 'json_schema' && JSON.stringify(format.jsonSchema).includes('"minLength"'));
+	});
+
+	it('the config file chooses per role or for all; auto leaves it to the server kind', () => {
+		const dir = tempDir();
+		writeFileSync(path.join(dir, 'cultureconverse.config.json'), JSON.stringify({baseURL: 'http://127.0.0.1:2/v1', model: 'm', schemaFidelity: 'enforced', roles: {judge: {schemaFidelity: 'portable'}, simulator: {schemaFidelity: 'auto'}}}));
+		const {roles} = resolveRoleSettings({flags: {}, env: {}, cwd: dir});
+		assert.equal(roles.generator.schemaFidelity, 'enforced');
+		assert.equal(roles.judge.schemaFidelity, 'portable');
+		assert.equal(roles.simulator.schemaFidelity, undefined, 'auto: decided per call');
+		assert.throws(() => resolveRoleSettings({flags: {}, env: {}, cwd: (writeFileSync(path.join(dir, 'cultureconverse.config.json'), JSON.stringify({schemaFidelity: 'strict'})), dir)}), /schemaFidelity/);
 	});
 });
 

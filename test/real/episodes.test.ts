@@ -59,17 +59,19 @@ describe('real llama-server: doctor and episodes', {skip}, () => {
 		assert.deepEqual(resetRetries(calls), [], 'no ECONNRESET retries (issue 24 item 1, transport engineer)');
 	});
 
-	it('run, native (Mandarin, on the serve model): every simulated user turn is in the persona\'s language', {timeout: 900_000}, async () => {
-		// The tiny English-only test model cannot write Mandarin; the serve model (Qwen2.5) can.
+	it('run, native (Mandarin): every simulated user turn is in the persona\'s language', {timeout: 900_000}, async () => {
+		// The tiny English-only test model cannot write Mandarin: the simulator runs on the serve model
+		// (Qwen2.5, multilingual) on a second server, every other model role on the test model.
 		const multilingual = await realServer({purpose: 'serve'});
 		after(() => multilingual.stop());
-		const ws = workspace();
-		const result = await cli(['run', '--seed', 'cn-han-secular-urban-a35-f:culinary.dietary-rules.01', '--lang', 'native', '--max-turns', '1', '--judge-mode', 'combined', '--json', ...modelArgs(multilingual, ws)], ws);
+		const ws = workspace({top: {baseURL: server.baseURL, model: server.modelId}, roles: {simulator: {baseURL: multilingual.baseURL, model: multilingual.modelId}}});
+		const result = await cli(['run', '--seed', 'cn-han-secular-urban-a35-f:culinary.dietary-rules.01', '--lang', 'native', '--max-turns', '1', '--judge-mode', 'combined', '--json', '--config', ws.config, '--generator-model', 'mock', '--validator-model', 'mock'], ws);
 		const out = JSON.parse(result.stdout) as {status: string};
 		assert.equal(out.status, 'completed', `${result.stdout}\n${result.stderr}`);
 		const [session] = sessionsIn(ws.sessions);
 		assert.ok(session);
 		assert.equal(session.config.language, 'native');
+		assert.equal(session.config.models.simulator, multilingual.modelId);
 		for (const turn of session.turns.filter((item) => item.role === 'user')) assert.match(turn.content, /\p{Script=Han}/u, `user turn in Mandarin: ${turn.content}`);
 		assert.deepEqual(resetRetries(realCalls([session])), [], 'no ECONNRESET retries (issue 24 item 1, transport engineer)');
 	});

@@ -41,22 +41,25 @@ process.once('exit', () => {
 });
 
 /**
- * A workspace: a folder with a config file (per-role reply caps sized for a tiny model, the
- * assistant's server honouring `n`) and a sessions folder. `roles` adds to or overrides the roles' config.
+ * A workspace: a folder with a config file (per-role reply caps sized for a tiny model, a generous
+ * per-attempt timeout, since a judge prompt of about 4,000 tokens takes minutes on a loaded 2-core
+ * machine, the assistant's server honouring `n`) and a sessions folder. `roles` adds to or overrides
+ * the roles' config, `top` sets top-level config fields (baseURL, model).
  */
-export function workspace(roles: Record<string, Record<string, unknown>> = {}): {dir: string; sessions: string; config: string; env: NodeJS.ProcessEnv} {
+export function workspace(options: {roles?: Record<string, Record<string, unknown>>; top?: Record<string, unknown>} = {}): {dir: string; sessions: string; config: string; env: NodeJS.ProcessEnv} {
 	const dir = tempDir('cc-real-');
 	const config = path.join(dir, 'cultureconverse.config.json');
+	const timeoutMs = 600_000;
 	const base: Record<string, Record<string, unknown>> = {
-		simulator: {maxTokens: 300, temperature: 0.3},
-		assistant: {maxTokens: 700, supportsN: true, temperature: 0.3},
-		judge: {maxTokens: 700, temperature: 0},
-		generator: {maxTokens: 1500},
-		validator: {maxTokens: 700},
+		simulator: {maxTokens: 300, temperature: 0.3, timeoutMs},
+		assistant: {maxTokens: 700, supportsN: true, temperature: 0.3, timeoutMs},
+		judge: {maxTokens: 700, temperature: 0, timeoutMs},
+		generator: {maxTokens: 1500, timeoutMs},
+		validator: {maxTokens: 700, timeoutMs},
 	};
-	const merged = Object.fromEntries(Object.entries(base).map(([role, value]) => [role, {...value, ...roles[role]}]));
+	const merged = Object.fromEntries(Object.entries(base).map(([role, value]) => [role, {...value, ...options.roles?.[role]}]));
 	// Two retries with short backoff: a dead server is found out in seconds, not minutes.
-	writeFileSync(config, JSON.stringify({roles: merged, retry: {maxAttempts: 3, baseDelayMs: 200, maxDelayMs: 1000}}, null, '\t'));
+	writeFileSync(config, JSON.stringify({...options.top, roles: merged, retry: {maxAttempts: 3, baseDelayMs: 200, maxDelayMs: 1000}}, null, '\t'));
 	return {dir, sessions: path.join(dir, 'sessions'), config, env: {CULTURECONVERSE_HOME: path.join(dir, 'home'), CULTURECONVERSE_SESSIONS_DIR: path.join(dir, 'sessions')}};
 }
 
