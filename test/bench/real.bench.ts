@@ -14,7 +14,7 @@
  * too; their blueprints carry most of the length limits), BENCH_REAL_FIDELITY (default
  * portable,enforced), BENCH_REAL_THREADS (llama-server -t, default 1).
  */
-import {mkdtempSync, readdirSync, rmSync, writeFileSync} from 'node:fs';
+import {existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import path from 'node:path';
 import {findInstall, forPurpose, startServer} from '../../scripts/real/lib.js';
@@ -81,14 +81,17 @@ try {
 			JSON.stringify({
 				schemaFidelity: fidelity,
 				cache: false,
-				roles: {generator: {maxTokens: 2048, temperature: 0.2}, validator: {maxTokens: 600, temperature: 0}, simulator: {maxTokens: 300, temperature: 0.3}, assistant: {maxTokens: 700, temperature: 0.3}, judge: {maxTokens: 900, temperature: 0}},
+				// A long per-attempt timeout: a blueprint takes minutes on a loaded 2-core machine, and a timed-out attempt starts again from nothing.
+				roles: Object.fromEntries(
+					Object.entries({generator: {maxTokens: 2048, temperature: 0.2}, validator: {maxTokens: 600, temperature: 0}, simulator: {maxTokens: 300, temperature: 0.3}, assistant: {maxTokens: 700, temperature: 0.3}, judge: {maxTokens: 900, temperature: 0}}).map(([role, settings]) => [role, {...settings, timeoutMs: 900_000}]),
+				),
 			}),
 		);
 		const started = Date.now();
 		const argv = ['batch', '--name', `bench-${fidelity}`, '--persona', 'my-malay-muslim-a35-f', '--sample', String(N), '--max-turns', turns, '--judge-mode', 'combined', '--parallel', '2', '--stop-after', '0', '--json', '--base-url', server.baseURL, '--model', server.modelId, '--config', config, ...(realStages ? [] : ['--generator-model', 'mock', '--validator-model', 'mock'])];
 		const result = await runCli(argv, {cwd: work, env: {CULTURECONVERSE_HOME: path.join(work, 'home'), CULTURECONVERSE_SESSIONS_DIR: dir}});
 		const wallS = (Date.now() - started) / 1000;
-		const sessions: Session[] = readdirSync(dir)
+		const sessions: Session[] = (existsSync(dir) ? readdirSync(dir) : [])
 			.filter((file) => /^[^.].*\.json$/.test(file))
 			.map((file) => readSession(path.join(dir, file)));
 		if (sessions.length === 0) process.stderr.write(`bench:real: the ${fidelity} batch left no sessions (exit ${result.code}):\n${result.stderr.slice(-2000)}\n`);

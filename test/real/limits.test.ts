@@ -33,7 +33,7 @@ describe('real llama-server: limits and CRISP', {skip}, () => {
 		after(() => server.stop());
 		const ws = workspace();
 		const args = [...modelArgs(server, ws, {realStages: true})];
-		const build = await cli(['crisp', 'build', '--region', 'MY', '--limit', '1', '--chronotopes', '1', '--max-rounds', '2', '--parallel', '1', '--json', ...args], ws);
+		const build = await cli(['crisp', 'build', '--region', 'MY', '--limit', '1', '--chronotopes', '1', '--max-rounds', '1', '--parallel', '1', '--json', ...args], ws);
 		assert.equal(build.code, 0, `${build.stdout}\n${build.stderr}`);
 		const crispDir = path.join(ws.sessions, 'crisp');
 		const items = readFileSync(path.join(crispDir, 'items.jsonl'), 'utf8').trim().split('\n').filter(Boolean);
