@@ -56,7 +56,7 @@ export function findInstall(env: NodeJS.ProcessEnv = process.env): {readonly ok:
 			return {ok: false, reason: `${file} is not JSON (${(error as Error).message}); run npm run real:setup again`};
 		}
 	}
-	const binary = env['CULTURECONVERSE_LLAMA_SERVER'] ?? install?.llamaCpp.binary;
+	const binary = env['CULTURECONVERSE_LLAMA_SERVER'] ?? install?.llamaCpp?.binary;
 	const gguf = env['CULTURECONVERSE_REAL_GGUF'];
 	if (!binary) return {ok: false, reason: `no llama-server in ${dir} (run npm run real:setup, or set CULTURECONVERSE_LLAMA_SERVER)`};
 	if (!existsSync(binary)) return {ok: false, reason: `llama-server ${binary} does not exist (run npm run real:setup)`};
