@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import {after, before, describe, it} from 'node:test';
 import {type RunningServer, startServer} from '../../scripts/real/lib.js';
-import {cli, install, modelArgs, realCalls, realServer, resetRetries, sessionsIn, skip, workspace} from './harness.js';
+import {cli, describe as describeSessions, install, modelArgs, realCalls, realServer, resetRetries, sessionsIn, skip, workspace} from './harness.js';
 
 /** The words after "Continue with: cultureconverse" in the batch's closing lines, as argv. */
 function resumeArgv(stderr: string): string[] | null {
@@ -54,9 +54,9 @@ describe('real llama-server: a batch whose server dies', {skip}, () => {
 		const carries = printed.includes('--base-url') || printed.includes('--config') || printed.includes('--model');
 		const argv = carries ? printed : [...printed, ...models(server)];
 		const second = await cli(argv, ws);
-		assert.equal(second.code, 0, second.stderr);
 		const sessions = sessionsIn(ws.sessions);
-		assert.equal(sessions.filter((session) => session.status === 'completed').length, 4, second.stderr);
+		assert.equal(second.code, 0, `${second.stderr}\n${describeSessions(sessions)}`);
+		assert.equal(sessions.filter((session) => session.status === 'completed').length, 4, describeSessions(sessions));
 		// --include-mock: the judge ran on the mock, so the report would leave every session out.
 		const report = await cli(['report', '--batch', 'kill', '--include-mock', '--json'], ws);
 		assert.equal(report.code, 0, report.stderr);

@@ -39,7 +39,8 @@ describe('real llama-server: doctor and episodes', {skip}, () => {
 	});
 
 	it('run, English, best-of-2: the candidates come from one request with n, rated by the judge within 1..2', {timeout: 600_000}, async () => {
-		const ws = workspace();
+		// Some warmth, so the two samples may differ.
+		const ws = workspace({roles: {assistant: {temperature: 0.7}}});
 		const result = await cli(['run', '--seed', 'bn-malay-muslim-a18-f:culinary.dietary-rules.03', '--max-turns', '1', '--judge-mode', 'combined', '--best-of', '2', '--json', ...modelArgs(server, ws)], ws);
 		const out = JSON.parse(result.stdout) as {status: string; error: unknown};
 		assert.equal(out.status, 'completed', `${result.stdout}\n${result.stderr}`);

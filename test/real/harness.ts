@@ -51,15 +51,17 @@ export function workspace(options: {roles?: Record<string, Record<string, unknow
 	const config = path.join(dir, 'cultureconverse.config.json');
 	const timeoutMs = 600_000;
 	const base: Record<string, Record<string, unknown>> = {
-		simulator: {maxTokens: 300, temperature: 0.3, timeoutMs},
-		assistant: {maxTokens: 700, supportsN: true, temperature: 0.3, timeoutMs},
+		// repeat_penalty (llama.cpp sampling): without it the tiny model sometimes never stops, and a cut reply fails the episode.
+		simulator: {maxTokens: 300, temperature: 0.3, timeoutMs, extraBody: {repeat_penalty: 1.15}},
+		assistant: {maxTokens: 900, supportsN: true, temperature: 0, timeoutMs, extraBody: {repeat_penalty: 1.15}},
 		judge: {maxTokens: 700, temperature: 0, timeoutMs},
 		generator: {maxTokens: 1500, timeoutMs},
 		validator: {maxTokens: 700, timeoutMs},
 	};
 	const merged = Object.fromEntries(Object.entries(base).map(([role, value]) => [role, {...value, ...options.roles?.[role]}]));
 	// Two retries with short backoff: a dead server is found out in seconds, not minutes.
-	writeFileSync(config, JSON.stringify({...options.top, roles: merged, retry: {maxAttempts: 3, baseDelayMs: 200, maxDelayMs: 1000}}, null, '\t'));
+	// Three re-asks: the tiny model's first structured reply is often off (and that is what they are for).
+	writeFileSync(config, JSON.stringify({...options.top, validationRetries: 3, roles: merged, retry: {maxAttempts: 3, baseDelayMs: 200, maxDelayMs: 1000}}, null, '\t'));
 	return {dir, sessions: path.join(dir, 'sessions'), config, env: {CULTURECONVERSE_HOME: path.join(dir, 'home'), CULTURECONVERSE_SESSIONS_DIR: path.join(dir, 'sessions')}};
 }
 
@@ -96,6 +98,11 @@ export function realCalls(sessions: readonly Session[]): CallRecord[] {
  */
 export function resetRetries(calls: readonly CallRecord[]): string[] {
 	return calls.flatMap((call) => call.retries.filter((retry) => /ECONNRESET|socket hang up/i.test(retry.reason)).map((retry) => `${call.stage}: ${retry.reason}`));
+}
+
+/** Each session's id, status and error, for a failure message. */
+export function describe(sessions: readonly Session[]): string {
+	return sessions.map((session) => `${session.id}: ${session.status}${session.error ? ` ${session.error.flag}: ${session.error.message}` : ''}`).join('\n');
 }
 
 export function readJson<T>(file: string): T {
