@@ -83,7 +83,7 @@ try {
 				cache: false,
 				// A long per-attempt timeout: a blueprint takes minutes on a loaded 2-core machine, and a timed-out attempt starts again from nothing.
 				roles: Object.fromEntries(
-					Object.entries({generator: {maxTokens: 2048, temperature: 0.2}, validator: {maxTokens: 600, temperature: 0}, simulator: {maxTokens: 300, temperature: 0.3}, assistant: {maxTokens: 700, temperature: 0.3}, judge: {maxTokens: 900, temperature: 0}}).map(([role, settings]) => [role, {...settings, timeoutMs: 900_000}]),
+					Object.entries({generator: {maxTokens: 2048, temperature: 0.2}, validator: {maxTokens: 600, temperature: 0}, simulator: {maxTokens: 300, temperature: 0.3}, assistant: {maxTokens: 900, temperature: 0}, judge: {maxTokens: 900, temperature: 0}}).map(([role, settings]) => [role, {...settings, timeoutMs: 900_000, extraBody: {repeat_penalty: 1.15}}]),
 				),
 			}),
 		);

@@ -28,7 +28,7 @@ describe('real llama-server: a batch whose server dies', {skip}, () => {
 	});
 	after(() => server?.stop());
 
-	it('stops after the set-up breaker once the server is gone, and says how to continue', {timeout: 900_000}, async () => {
+	it('stops after the set-up breaker once the server is gone, and says how to continue', {timeout: 1_800_000}, async () => {
 		const running = cli([...batch, ...models(server)], ws);
 		// Kill the server as soon as one episode is finished (the others are in flight or waiting).
 		for (;;) {
@@ -46,7 +46,7 @@ describe('real llama-server: a batch whose server dies', {skip}, () => {
 		assert.ok(sessions.every((session) => session.status !== 'running'), 'no session is left running');
 	});
 
-	it('finishes from the printed command once the server is back, and reports the four sessions', {timeout: 900_000}, async () => {
+	it('finishes from the printed command once the server is back, and reports the four sessions', {timeout: 1_800_000}, async () => {
 		server = await startServer(install(), {port: server.port, maxTokens: 700});
 		const printed = resumeArgv(first.stderr);
 		assert.ok(printed, `a resume command is printed:\n${first.stderr}`);

@@ -38,7 +38,7 @@ describe('real llama-server: doctor and episodes', {skip}, () => {
 		assert.equal(result.code, 0);
 	});
 
-	it('run, English, best-of-2: the candidates come from one request with n, rated by the judge within 1..2', {timeout: 600_000}, async () => {
+	it('run, English, best-of-2: the candidates come from one request with n, rated by the judge within 1..2', {timeout: 1_800_000}, async () => {
 		// Some warmth, so the two samples may differ.
 		const ws = workspace({roles: {assistant: {temperature: 0.7}}});
 		const result = await cli(['run', '--seed', 'bn-malay-muslim-a18-f:culinary.dietary-rules.03', '--max-turns', '1', '--judge-mode', 'combined', '--best-of', '2', '--json', ...modelArgs(server, ws)], ws);
@@ -60,7 +60,7 @@ describe('real llama-server: doctor and episodes', {skip}, () => {
 		assert.deepEqual(resetRetries(calls), [], 'no ECONNRESET retries (issue 24 item 1, transport engineer)');
 	});
 
-	it('run, native (Mandarin): every simulated user turn is in the persona\'s language', {timeout: 900_000}, async () => {
+	it('run, native (Mandarin): every simulated user turn is in the persona\'s language', {timeout: 1_800_000}, async () => {
 		// The tiny English-only test model cannot write Mandarin: the simulator runs on the serve model
 		// (Qwen2.5, multilingual) on a second server, every other model role on the test model.
 		const multilingual = await realServer({purpose: 'serve'});

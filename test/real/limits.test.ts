@@ -12,7 +12,7 @@ import {after, describe, it} from 'node:test';
 import {cli, modelArgs, realServer, skip, workspace} from './harness.js';
 
 describe('real llama-server: limits and CRISP', {skip}, () => {
-	it('a prompt over the slot\'s context fails the episode as a context overflow, not a rejected parameter, and frees the session', {timeout: 600_000}, async () => {
+	it('a prompt over the slot\'s context fails the episode as a context overflow, not a rejected parameter, and frees the session', {timeout: 1_800_000}, async () => {
 		// One slot of 1024 tokens: the assistant's prompt fits, the simulator's (about 1,700 tokens) does not.
 		const small = await realServer({context: 1024, slots: 1});
 		after(() => small.stop());
@@ -28,7 +28,7 @@ describe('real llama-server: limits and CRISP', {skip}, () => {
 		assert.equal(existsSync(`${out.path.replace(/\.json$/, '')}.lock`), false, 'the session lock is released');
 	});
 
-	it('crisp build and eval: one item refined and answered, every grade inside its scale', {timeout: 900_000}, async () => {
+	it('crisp build and eval: one item refined and answered, every grade inside its scale', {timeout: 1_800_000}, async () => {
 		const server = await realServer();
 		after(() => server.stop());
 		const ws = workspace();
