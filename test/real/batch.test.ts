@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import {after, before, describe, it} from 'node:test';
 import {type RunningServer, startServer} from '../../scripts/real/lib.js';
-import {cli, describe as describeSessions, install, modelArgs, realCalls, realServer, resetRetries, sessionsIn, skip, workspace} from './harness.js';
+import {MODEL_FAILURES, cli, describe as describeSessions, install, modelArgs, realCalls, realServer, resetRetries, sessionsIn, skip, workspace} from './harness.js';
 
 /** The words after "Continue with: cultureconverse" in the batch's closing lines, as argv. */
 function resumeArgv(stderr: string): string[] | null {
@@ -55,14 +55,18 @@ describe('real llama-server: a batch whose server dies', {skip}, () => {
 		const argv = carries ? printed : [...printed, ...models(server)];
 		const second = await cli(argv, ws);
 		const sessions = sessionsIn(ws.sessions);
-		assert.equal(second.code, 0, `${second.stderr}\n${describeSessions(sessions)}`);
-		assert.equal(sessions.filter((session) => session.status === 'completed').length, 4, describeSessions(sessions));
+		assert.ok(second.code === 0 || second.code === 3, `${second.stderr}\n${describeSessions(sessions)}`);
+		// Every item finished: completed, or failed for good in a way that is the tiny model's (a cut reply, off-schema after the re-asks).
+		assert.equal(sessions.length, 4, describeSessions(sessions));
+		assert.ok(sessions.every((session) => session.status === 'completed' || (session.status === 'error' && MODEL_FAILURES.has(session.error?.kind ?? ''))), describeSessions(sessions));
+		const completed = sessions.filter((session) => session.status === 'completed').length;
+		assert.ok(completed >= 1, describeSessions(sessions));
 		// --include-mock: the judge ran on the mock, so the report would leave every session out.
 		const report = await cli(['report', '--batch', 'kill', '--include-mock', '--json'], ws);
 		assert.equal(report.code, 0, report.stderr);
 		const body = JSON.parse(report.stdout) as {overall: {n: number; errors: number}};
-		assert.equal(body.overall.n, 4, 'the report counts the four sessions');
-		assert.equal(body.overall.errors, 0);
+		assert.equal(body.overall.n, completed, 'the report scores the completed sessions');
+		assert.equal(body.overall.errors, 4 - completed, 'and counts the others as errors');
 		assert.deepEqual(resetRetries(realCalls(sessions)), [], 'no ECONNRESET retries (issue 24 item 1, transport engineer)');
 		assert.ok(carries, `the printed resume command carries the model flags: ${printed.join(' ')}`);
 	});

@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import {after, before, describe, it} from 'node:test';
 import type {RunningServer} from '../../scripts/real/lib.js';
-import {cli, modelArgs, realCalls, realServer, resetRetries, sessionsIn, skip, workspace} from './harness.js';
+import {MODEL_FAILURES, cli, describe as describeSessions, modelArgs, realCalls, realServer, resetRetries, sessionsIn, skip, workspace} from './harness.js';
 
 describe('real llama-server: doctor and episodes', {skip}, () => {
 	let server: RunningServer;
@@ -42,25 +42,35 @@ describe('real llama-server: doctor and episodes', {skip}, () => {
 		// Some warmth, so the two samples may differ.
 		const ws = workspace({roles: {assistant: {temperature: 0.7}}});
 		const result = await cli(['run', '--seed', 'bn-malay-muslim-a18-f:culinary.dietary-rules.03', '--max-turns', '1', '--judge-mode', 'combined', '--best-of', '2', '--json', ...modelArgs(server, ws)], ws);
-		const out = JSON.parse(result.stdout) as {status: string; error: unknown};
-		assert.equal(out.status, 'completed', `${result.stdout}\n${result.stderr}`);
+		const out = JSON.parse(result.stdout) as {status: string};
 		const [session] = sessionsIn(ws.sessions);
-		assert.ok(session);
-		const assistant = session.turns.filter((turn) => turn.role === 'assistant');
-		assert.ok(assistant.length >= 1);
-		for (const turn of assistant) {
-			assert.equal(turn.candidates?.length, 2);
-			assert.equal(new Set(turn.candidates!.map((candidate) => candidate.callId)).size, 1, 'both samples from one request (n = 2)');
-			assert.equal(turn.candidates!.filter((candidate) => candidate.chosen).length, 1);
-		}
+		assert.ok(session, result.stderr);
 		const calls = realCalls([session]);
-		const ratings = calls.filter((call) => call.stage === 'candidates');
-		assert.ok(ratings.length >= 1 && ratings.every((call) => call.ok));
-		assert.ok(session.judge && Object.values(session.judge.scores).every((score) => score !== null && score >= 1 && score <= 5));
+		// One request asked for both samples, and llama-server returned two choices.
+		const sampled = calls.filter((call) => call.stage === 'assistant' && call.ok);
+		assert.ok(sampled.length >= 1, describeSessions([session]));
+		assert.ok(sampled.every((call) => call.choices?.length === 2), 'n = 2 answered with two choices');
+		if (out.status === 'completed') {
+			for (const turn of session.turns.filter((item) => item.role === 'assistant')) {
+				assert.equal(turn.candidates?.length, 2);
+				assert.equal(new Set(turn.candidates!.map((candidate) => candidate.callId)).size, 1, 'both samples from one request');
+				assert.equal(turn.candidates!.filter((candidate) => candidate.chosen).length, 1);
+			}
+			assert.ok(calls.some((call) => call.stage === 'candidates' && call.ok), 'the judge rated the candidates');
+			assert.ok(session.judge && Object.values(session.judge.scores).every((score) => score !== null && score >= 1 && score <= 5));
+		} else {
+			// The tiny model may fail a later step for good (a cut reply, off-schema after every re-ask); that is the model's, never the tool's.
+			assert.ok(session.error && MODEL_FAILURES.has(session.error.kind ?? ''), describeSessions([session]));
+		}
+		// A rating that names a candidate outside 1..2 cannot be decoded any more: the schema's enum (issue 24 item 6).
+		for (const call of calls.filter((item) => item.stage === 'candidates' && item.ok)) {
+			const ratings = (JSON.parse(call.response!) as {ratings: Array<{candidate: number}>}).ratings;
+			assert.deepEqual(ratings.map((rating) => rating.candidate).sort(), [1, 2]);
+		}
 		assert.deepEqual(resetRetries(calls), [], 'no ECONNRESET retries (issue 24 item 1, transport engineer)');
 	});
 
-	it('run, native (Mandarin): every simulated user turn is in the persona\'s language', {timeout: 1_800_000}, async () => {
+	it('run, native (Mandarin): no simulated user turn in another language reaches the transcript', {timeout: 1_800_000}, async () => {
 		// The tiny English-only test model cannot write Mandarin: the simulator runs on the serve model
 		// (Qwen2.5, multilingual) on a second server, every other model role on the test model.
 		const multilingual = await realServer({purpose: 'serve'});
@@ -68,12 +78,20 @@ describe('real llama-server: doctor and episodes', {skip}, () => {
 		const ws = workspace({top: {baseURL: server.baseURL, model: server.modelId}, roles: {simulator: {baseURL: multilingual.baseURL, model: multilingual.modelId}}});
 		const result = await cli(['run', '--seed', 'cn-han-secular-urban-a35-f:culinary.dietary-rules.01', '--lang', 'native', '--max-turns', '1', '--judge-mode', 'combined', '--json', '--config', ws.config, '--generator-model', 'mock', '--validator-model', 'mock'], ws);
 		const out = JSON.parse(result.stdout) as {status: string};
-		assert.equal(out.status, 'completed', `${result.stdout}\n${result.stderr}`);
 		const [session] = sessionsIn(ws.sessions);
-		assert.ok(session);
+		assert.ok(session, result.stderr);
 		assert.equal(session.config.language, 'native');
 		assert.equal(session.config.models.simulator, multilingual.modelId);
+		// The opening turn is the blueprint's; every user turn after it was written by the real simulator.
 		for (const turn of session.turns.filter((item) => item.role === 'user')) assert.match(turn.content, /\p{Script=Han}/u, `user turn in Mandarin: ${turn.content}`);
+		if (out.status !== 'completed') {
+			// Qwen2.5-Coder-0.5B often answers in English however it is asked: the language check re-asks with the
+			// problem, and after the last re-ask the episode ends as the simulator's failure, with no English turn kept.
+			assert.equal(session.error?.flag, 'SIMULATOR_ERROR', describeSessions([session]));
+			assert.ok(MODEL_FAILURES.has(session.error!.kind ?? ''), describeSessions([session]));
+			const simulator = realCalls([session]).filter((call) => call.stage === 'simulator');
+			assert.ok(simulator.some((call) => call.validationRetries > 0 && call.request.some((message) => /wrong language/.test(message.content))), 'the wrong language went back to the model as feedback');
+		}
 		assert.deepEqual(resetRetries(realCalls([session])), [], 'no ECONNRESET retries (issue 24 item 1, transport engineer)');
 	});
 });

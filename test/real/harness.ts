@@ -100,6 +100,13 @@ export function resetRetries(calls: readonly CallRecord[]): string[] {
 	return calls.flatMap((call) => call.retries.filter((retry) => /ECONNRESET|socket hang up/i.test(retry.reason)).map((retry) => `${call.stage}: ${retry.reason}`));
 }
 
+/**
+ * Failures that are the model's, not the tool's or the server's: a tiny model may cut a reply, write
+ * off-schema after every re-ask or answer in the wrong language. A real-server test may end in one of
+ * these (and then checks what the tool did about it); never in a network, parameter or internal error.
+ */
+export const MODEL_FAILURES: ReadonlySet<string> = new Set(['truncated', 'invalid_output', 'empty']);
+
 /** Each session's id, status and error, for a failure message. */
 export function describe(sessions: readonly Session[]): string {
 	return sessions.map((session) => `${session.id}: ${session.status}${session.error ? ` ${session.error.flag}: ${session.error.message}` : ''}`).join('\n');
