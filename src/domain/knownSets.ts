@@ -8,10 +8,14 @@ import {z} from 'zod';
  * schema and re-asked with the problems.
  */
 
-/** A string that must be one of `ids`, or null when there are none (the caller then allows no value at all). */
-export function oneOf(ids: readonly string[]): z.ZodType<string> | null {
+/**
+ * A string that must be one of `ids`, or null when there are none (the caller then allows no value at
+ * all). `problem` words the re-ask for a value outside the set (default: zod's "expected one of").
+ */
+export function oneOf(ids: readonly string[], problem?: (value: unknown) => string): z.ZodType<string> | null {
 	const unique = [...new Set(ids)];
-	return unique.length > 0 ? z.enum(unique as [string, ...string[]]) : null;
+	if (unique.length === 0) return null;
+	return problem ? z.enum(unique as [string, ...string[]], {error: (issue) => problem(issue.input)}) : z.enum(unique as [string, ...string[]]);
 }
 
 /** A whole number from 1 to `count` (candidate numbers as the prompt shows them), as an enum. */
