@@ -48,6 +48,7 @@ describe('real llama-server: a batch whose server dies', {skip}, () => {
 
 	it('finishes from the printed command once the server is back, and reports the four sessions', {timeout: 1_800_000}, async () => {
 		server = await startServer(install(), {port: server.port, maxTokens: 700});
+		const restarted = new Date().toISOString();
 		const printed = resumeArgv(first.stderr);
 		assert.ok(printed, `a resume command is printed:\n${first.stderr}`);
 		// Issue 24 item 5 (durability engineer): the printed command carries the model flags (it printed only --name).
@@ -67,7 +68,8 @@ describe('real llama-server: a batch whose server dies', {skip}, () => {
 		const body = JSON.parse(report.stdout) as {overall: {n: number; errors: number}};
 		assert.equal(body.overall.n, completed, 'the report scores the completed sessions');
 		assert.equal(body.overall.errors, 4 - completed, 'and counts the others as errors');
-		assert.deepEqual(resetRetries(realCalls(sessions)), [], 'no ECONNRESET retries (issue 24 item 1, transport engineer)');
+		// Resets while the server was being killed are real; those on the server that stayed up are the keep-alive defect.
+		assert.deepEqual(resetRetries(realCalls(sessions).filter((call) => call.startedAt >= restarted)), [], 'no ECONNRESET retries (issue 24 item 1, transport engineer)');
 		assert.ok(carries, `the printed resume command carries the model flags: ${printed.join(' ')}`);
 	});
 });
