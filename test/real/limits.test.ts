@@ -36,9 +36,18 @@ describe('real llama-server: limits and CRISP', {skip}, () => {
 		const build = await cli(['crisp', 'build', '--region', 'MY', '--limit', '1', '--chronotopes', '1', '--max-rounds', '1', '--parallel', '1', '--json', ...args], ws);
 		assert.equal(build.code, 0, `${build.stdout}\n${build.stderr}`);
 		const crispDir = path.join(ws.sessions, 'crisp');
-		const items = readFileSync(path.join(crispDir, 'items.jsonl'), 'utf8').trim().split('\n').filter(Boolean);
-		assert.ok(items.length >= 1, `an item was kept: ${build.stdout}\n${readdirSync(crispDir).join(', ')}`);
-		const evaluated = await cli(['crisp', 'eval', '--limit', '1', '--parallel', '1', '--json', ...args], ws);
+		const items = readFileSync(path.join(crispDir, 'items.jsonl'), 'utf8').trim().split('\n').filter(Boolean).map((line) => JSON.parse(line) as {status: string; rounds: unknown[]});
+		assert.ok(items.length >= 1, `an item was recorded: ${build.stdout}\n${readdirSync(crispDir).join(', ')}`);
+		// The tiny model's verifier may reject the one round allowed: the item is then recorded as discarded with its
+		// round, and the evaluation runs on an item the offline mock built (the policy and the graders stay real).
+		assert.ok(items.every((item) => ['kept', 'discarded'].includes(item.status) && item.rounds.length >= 1), JSON.stringify(items).slice(0, 2000));
+		let itemsFile = path.join(crispDir, 'items.jsonl');
+		if (!items.some((item) => item.status === 'kept')) {
+			itemsFile = path.join(crispDir, 'items-mock.jsonl');
+			const mockBuild = await cli(['crisp', 'build', '--region', 'MY', '--limit', '1', '--chronotopes', '1', '--model', 'mock', '--items', itemsFile, '--json', '--config', ws.config], ws);
+			assert.equal(mockBuild.code, 0, mockBuild.stderr);
+		}
+		const evaluated = await cli(['crisp', 'eval', '--limit', '1', '--parallel', '1', '--items', itemsFile, '--json', ...args], ws);
 		assert.equal(evaluated.code, 0, `${evaluated.stdout}\n${evaluated.stderr}`);
 		const evals = readFileSync(path.join(crispDir, 'evals.jsonl'), 'utf8').trim().split('\n').filter(Boolean).map((line) => JSON.parse(line) as {samples: Array<{outcome: {score: number} | null; normMatch: {score: number} | null; grounding: number | null}>});
 		assert.ok(evals.length >= 1);
