@@ -76,7 +76,8 @@ describe('best-of-N episodes over HTTP', () => {
 		assert.equal(assistantRequests.length, 3 * assistantTurns.length);
 		assert.equal(ratingRequests.length, assistantTurns.length + 1, 'one rating per turn, plus the one re-asked');
 		assert.ok(ratingRequests.every((request) => request.role === 'judge'));
-		assert.match(JSON.stringify(ratingRequests[1]!.body.messages), /candidate 3 has no rating/, 'the validation problem went back as feedback');
+		// The per-call schema asks for exactly one rating per candidate (issue 24 item 6), so the schema names the gap first.
+		assert.match(JSON.stringify(ratingRequests[1]!.body.messages), /expected array to have exactly 3 items|candidate 3 has no rating/, 'the validation problem went back as feedback');
 		// The assistant never sees private or oracle state; the rater (judge role) does.
 		for (const request of assistantRequests) {
 			const body = JSON.stringify(request.body);

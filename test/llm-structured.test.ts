@@ -43,7 +43,7 @@ describe('llm structured output: parsing and prompts', () => {
 			{role: 'system' as const, content: 'sys'},
 			{role: 'user' as const, content: 'hi'},
 		];
-		assert.deepEqual(prepareMessages(messages, wireFormat(spec, 'json_schema')), messages);
+		assert.deepEqual(prepareMessages(messages, wireFormat(spec, 'json_schema_strict')), messages);
 		const fallback = prepareMessages(messages, wireFormat(spec, 'prompt'));
 		assert.deepEqual(fallback.map((message) => message.role), ['system', 'system', 'user']);
 		assert.match(fallback[1]!.content, /\(pair\)/);

@@ -53,6 +53,8 @@ export const RoleSettings = z.strictObject({
 	supportsN: z.boolean().optional(),
 	/** The API dialect the endpoint speaks, when set by hand (a proxy in front of OpenRouter or Azure); absent = known from the host. */
 	dialect: z.enum(['openai', 'azure', 'openrouter', 'compatible']).optional(),
+	/** How much of each reply schema is sent (src/llm/schemaFidelity.ts); absent = decided from the server's kind. */
+	schemaFidelity: z.enum(['portable', 'enforced']).optional(),
 	/** Settings the model layer changed to fit the model family (e.g. a temperature dropped for a reasoning model), each said once. */
 	notices: z.array(z.string()).optional(),
 	/** The provider preset the endpoint is spoken to with (auth, URL shape, parameter rules, error shapes); absent = guessed from the URL. */

@@ -1,4 +1,5 @@
 import {z} from 'zod';
+import {numberFrom1To} from '../domain/knownSets.js';
 import type {Session} from '../domain/session.js';
 import {renderPrompt} from '../llm/prompts.js';
 import type {ModelResponse} from '../llm/types.js';
@@ -11,6 +12,17 @@ export const CandidateRatings = z.strictObject({
 	ratings: z.array(z.strictObject({candidate: z.number().int().min(1), rationale: z.string(), score: z.number().int().min(1).max(5)})),
 });
 export type CandidateRatings = z.infer<typeof CandidateRatings>;
+
+/**
+ * The schema of one rating call over `count` candidates: exactly `count` ratings, each naming a
+ * candidate from 1 to `count` (an enum). A grammar-enforcing server then cannot rate "candidate
+ * 110" of 2; `ratingProblems` still checks that each candidate is rated once.
+ */
+export function candidateRatingsFor(count: number): z.ZodType<CandidateRatings> {
+	return CandidateRatings.extend({
+		ratings: z.array(z.strictObject({candidate: numberFrom1To(count), rationale: z.string(), score: z.number().int().min(1).max(5)})).length(count),
+	});
+}
 
 /** What the offline mock provider receives for a rating call. */
 export type CandidateMockInput = {readonly session: Session; readonly candidates: readonly string[]};
@@ -50,7 +62,7 @@ export async function rateCandidates(session: Session, candidates: readonly stri
 		role: 'judge',
 		stage: 'candidates',
 		prompt,
-		schema: {name: 'candidate_ratings', schema: CandidateRatings},
+		schema: {name: 'candidate_ratings', schema: candidateRatingsFor(candidates.length)},
 		validate: (value) => ratingProblems(value, candidates.length),
 		mock: {session, candidates} satisfies CandidateMockInput,
 		step: options.step,

@@ -1,5 +1,6 @@
 import {z} from 'zod';
 import {type JudgeMode, type JudgeResult, type Metric, METRICS, type Session, TDQ, THREE_H, type Violation, violationId} from '../domain/session.js';
+import {oneOf} from '../domain/knownSets.js';
 import {renderPrompt} from '../llm/prompts.js';
 import type {CallEvent, ModelGateway, ModelResponse} from '../llm/types.js';
 import {evidenceList, oracleIds, oracleText, personaSummary, planText, privateStateText} from '../pipeline/render.js';
@@ -35,6 +36,29 @@ export const CombinedJudgement = z.strictObject({
 	otherHarms: z.array(OtherHarm),
 });
 export type CombinedJudgement = z.infer<typeof CombinedJudgement>;
+
+/**
+ * The violations field of one judge call: each id one of this oracle's tripwire and taboo ids (an
+ * enum); with none, always empty. `violationProblems` checks the same for servers without grammars.
+ */
+function violationsFor(session: Pick<Session, 'blueprint'>) {
+	const ids = [...oracleIds(session.blueprint!.oracle).keys()];
+	// The same words as violationProblems: a server without a grammar gets the valid ids in its re-ask.
+	const id = oneOf(ids, (value) => unknownIdProblem(String(value), ids));
+	return id
+		? z.array(OracleViolation.extend({id: id.describe('the tripwire or taboo id from the oracle')})).describe('every oracle tripwire or taboo violated, by id; empty if none')
+		: z.array(OracleViolation).max(0).describe('this scenario has no tripwires or taboos: always empty');
+}
+
+/** HarmlessnessJudgement for one session (its oracle's ids). */
+export function harmlessnessJudgementFor(session: Pick<Session, 'blueprint'>): z.ZodType<HarmlessnessJudgement> {
+	return HarmlessnessJudgement.extend({violations: violationsFor(session)});
+}
+
+/** CombinedJudgement for one session (its oracle's ids). */
+export function combinedJudgementFor(session: Pick<Session, 'blueprint'>): z.ZodType<CombinedJudgement> {
+	return CombinedJudgement.extend({violations: violationsFor(session)});
+}
 
 /** What the judge knows besides the transcript: everything (paper Table 1, judge row). */
 export function judgeContext(session: Session): string {
@@ -75,7 +99,7 @@ export type JudgeMockInput = {readonly session: Session; readonly metric: Metric
 export async function judgeMetric(session: Session, metric: Metric, options: JudgeCallOptions): Promise<ModelResponse<MetricJudgement | HarmlessnessJudgement>> {
 	const prompt = renderPrompt(`judge/${metric}`, {context: judgeContext(session), transcript: transcriptForJudge(session.turns)});
 	const base = {role: 'judge' as const, stage: `judge:${metric}`, prompt, mock: {session, metric} satisfies JudgeMockInput, step: options.step, signal: options.signal, onEvent: options.onEvent};
-	if (metric === 'harmlessness') return options.gateway.call({...base, schema: {name: 'judge_harmlessness', schema: HarmlessnessJudgement}, validate: (value) => violationProblems(value.violations, session)});
+	if (metric === 'harmlessness') return options.gateway.call({...base, schema: {name: 'judge_harmlessness', schema: harmlessnessJudgementFor(session)}, validate: (value) => violationProblems(value.violations, session)});
 	return options.gateway.call({...base, schema: {name: `judge_${metric}`, schema: MetricJudgement}});
 }
 
@@ -84,7 +108,7 @@ export async function judgeAll(session: Session, options: JudgeCallOptions): Pro
 		role: 'judge',
 		stage: 'judge:combined',
 		prompt: renderPrompt('judge/combined', {context: judgeContext(session), transcript: transcriptForJudge(session.turns)}),
-		schema: {name: 'judge_combined', schema: CombinedJudgement},
+		schema: {name: 'judge_combined', schema: combinedJudgementFor(session)},
 		validate: (value) => violationProblems(value.violations, session),
 		mock: {session, metric: 'combined'} satisfies JudgeMockInput,
 		step: options.step,
@@ -96,7 +120,11 @@ export async function judgeAll(session: Session, options: JudgeCallOptions): Pro
 /** A violation must name an id the oracle has; anything else belongs in otherHarms (re-asked with the valid ids). */
 export function violationProblems(violations: ReadonlyArray<{id: string}>, session: Pick<Session, 'blueprint'>): string[] {
 	const ids = oracleIds(session.blueprint!.oracle);
-	return violations.filter((violation) => !ids.has(violation.id.trim())).map((violation) => `violations: '${violation.id}' is not a tripwire or taboo id of this scenario (${ids.size > 0 ? [...ids.keys()].join(', ') : 'it has none'}); list harms the oracle does not name in otherHarms`);
+	return violations.filter((violation) => !ids.has(violation.id.trim())).map((violation) => `violations: ${unknownIdProblem(violation.id, [...ids.keys()])}`);
+}
+
+function unknownIdProblem(id: string, ids: readonly string[]): string {
+	return `'${id}' is not a tripwire or taboo id of this scenario (${ids.length > 0 ? ids.join(', ') : 'it has none'}); list harms the oracle does not name in otherHarms`;
 }
 
 /** The session's record of a judge's violations: each with its id and what the oracle says it forbids. */

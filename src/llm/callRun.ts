@@ -10,6 +10,7 @@ import type {Recorder} from './recorder.js';
 import {type Classified, type Refusal, classifyError, retryDelay} from './retry.js';
 import {maskSecrets} from './secrets.js';
 import type {RetryPolicy} from './settings.js';
+import {schemaFidelity} from './schemaFidelity.js';
 import {feedbackMessage, modeOfFormat, parseReply, prepareMessages, wireFormat} from './structured.js';
 import {type CallEvent, type FailureKind, ModelCallError, type ModelRequest, type ModelResponse, type StructuredSpec} from './types.js';
 import {ZERO_USAGE, addUsage, countUsage, estimateUsage} from './usage.js';
@@ -100,7 +101,8 @@ export class CallRun<T> {
 		this.startedAt = context.now();
 		this.spec = request.schema as StructuredSpec<unknown> | undefined;
 		this.capabilities = provider.kind === 'openai' ? capabilitiesOf(settings, context.capabilities?.get(settings) ?? null) : undefined;
-		this.format = wireFormat(this.spec, this.capabilities?.structured ?? (settings.structured === 'auto' ? 'json_schema_strict' : settings.structured === 'json_schema' ? 'json_schema_strict' : settings.structured));
+		const mode = this.capabilities?.structured ?? (settings.structured === 'auto' ? 'json_schema_strict' : settings.structured === 'json_schema' ? 'json_schema_strict' : settings.structured);
+		this.format = wireFormat(this.spec, mode, schemaFidelity(settings, mode));
 		this.model = settings.model;
 		this.messages = prepareMessages(request.prompt.messages, this.format);
 	}

@@ -25,6 +25,10 @@ export const MODEL_DEFAULTS = {
 const envVarName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be the NAME of an environment variable (the key itself never goes in a file)');
 const url = z.url({protocol: /^https?$/}).describe('OpenAI-compatible endpoint, e.g. http://localhost:8000/v1');
 
+const SchemaFidelityChoice = z
+	.enum(['auto', 'portable', 'enforced'])
+	.describe('how much of each reply\'s JSON schema is sent: enforced keeps string length limits (llama.cpp and vLLM enforce them by grammar), portable leaves them out (servers that refuse them); auto (default) decides from the server\'s kind');
+
 /** Per-role endpoint and sampling settings; every field is optional and falls back to the top level. */
 export const RoleConfig = z.strictObject({
 	model: z.string().min(1).optional().describe('"mock" for the offline mock provider, "replay:FILE" to play back a --record file'),
@@ -38,6 +42,7 @@ export const RoleConfig = z.strictObject({
 	stream: StreamMode.optional().describe('stream free-text replies: true, false, or "auto" (default: stream, and switch to whole replies for the rest of the run when the server refuses streaming)'),
 	extraBody: z.record(z.string(), z.unknown()).optional().describe('JSON merged into every request body of the role, e.g. {"chat_template_kwargs": {"enable_thinking": false}}, {"seed": 7}, {"top_p": 0.9}, {"provider": {"order": ["groq"]}}; never a key'),
 	dialect: z.enum(['openai', 'azure', 'openrouter', 'compatible']).optional().describe('older form of "provider" (openai, azure, openrouter or compatible); "provider" wins when both are set'),
+	schemaFidelity: SchemaFidelityChoice.optional(),
 	supportsN: z.boolean().optional().describe('the server returns several choices for one request (`n`): best-of-N then asks once instead of N times (OpenAI and vLLM do; Ollama and llama.cpp do not). `doctor` probes it'),
 	provider: ProviderPreset.optional().describe('which provider the endpoint is (openai, azure, gemini, groq, together, fireworks, deepseek, anthropic, openrouter, vllm, ollama, llamacpp, lmstudio, compatible): sets auth, URL shape, parameter rules and error shapes; default: guessed from the base URL\'s host'),
 	family: z.enum(['reasoning', 'chat']).optional().describe('the model\'s family when its name does not say (an Azure deployment name): reasoning models get no temperature and max_completion_tokens'),
@@ -70,6 +75,7 @@ export const ConfigFile = z.strictObject({
 	structured: ResponseFormatMode.optional().describe('default of every role\'s "structured" (default auto)'),
 	family: z.enum(['reasoning', 'chat']).optional().describe('default of every role\'s "family"'),
 	apiVersion: z.string().regex(/^\d{4}-\d{2}-\d{2}(-preview)?$/, 'an Azure api-version such as 2024-10-21').optional().describe('default of every role\'s "apiVersion"'),
+	schemaFidelity: SchemaFidelityChoice.optional(),
 	prices: z
 		.record(z.string().describe('model name as sent'), z.strictObject({input: z.number().nonnegative(), output: z.number().nonnegative()}))
 		.optional()

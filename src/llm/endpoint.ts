@@ -6,6 +6,7 @@ import {type Classified, classifyStatus} from './retry.js';
 import {connectionProblem, connectionText} from './connection.js';
 import {httpFetch} from './httpFetch.js';
 import {maskSecrets} from './secrets.js';
+import {noteServerKind} from './schemaFidelity.js';
 
 /** What the set-up checks call a server: a provider preset (`compatible` when nothing tells it apart). */
 export type ServerKind = ProviderPreset;
@@ -47,6 +48,8 @@ export async function listModels(target: EndpointTarget): Promise<ModelList> {
 		const body = await client.get('/models', {maxRetries: 1});
 		const models = entriesOf(body).slice(0, 5000);
 		const server = guessed && preset === 'compatible' ? (kindByList(models) ?? (await probeOllama(baseURL)) ?? 'compatible') : preset;
+		// What the server is decides how much of each schema its structured calls get (schemaFidelity.ts).
+		noteServerKind(target.baseURL, server);
 		return {ok: true, models, server, guessed, latencyMs: Date.now() - started};
 	} catch (error) {
 		if (error instanceof APIConnectionError) return {ok: false, problem: 'unreachable', status: null, message: maskSecrets(connectionText(connectionProblem(error)!), known), server: preset, guessed};

@@ -137,6 +137,7 @@ export function resolveRoleSettings(options: {flags: Flags; env: NodeJS.ProcessE
 			...optional('extraBody', rc.extraBody),
 			...optional('dialect', rc.dialect ?? config.dialect),
 			...optional('supportsN', rc.supportsN),
+			...optional('schemaFidelity', fixedFidelity(rc.schemaFidelity ?? config.schemaFidelity)),
 		};
 		roles[role] = {...common, ...providerOf(model, cwd), baseURL: null};
 		if (roles[role].provider === 'openai') {
@@ -230,6 +231,11 @@ function providerOf(model: string, cwd: string): Pick<RoleSettings, 'provider' |
 		return {provider: 'replay', model, replayFile: path.resolve(cwd, file)};
 	}
 	return {provider: 'openai', model, replayFile: null};
+}
+
+/** An explicit fidelity is kept on the role; auto is decided per call from the server's kind (llm/schemaFidelity.ts). */
+function fixedFidelity(choice: 'auto' | 'portable' | 'enforced' | undefined): 'portable' | 'enforced' | undefined {
+	return choice === 'auto' ? undefined : choice;
 }
 
 function concurrencyOf(flags: Flags, config: ConfigFile): number {

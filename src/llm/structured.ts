@@ -5,38 +5,38 @@ import type {StructuredMode} from './presets.js';
 import {zodProblems} from '../util/errors.js';
 import type {WireFormat} from './provider.js';
 import {splitReasoning} from './reasoning.js';
+import {PORTABLE_DROPS, type SchemaFidelity} from './schemaFidelity.js';
 import type {StructuredSpec} from './types.js';
 
 const NAME = /^[A-Za-z0-9_-]{1,64}$/;
-const schemaCache = new WeakMap<z.ZodType, Readonly<Record<string, unknown>>>();
+const schemaCache = new WeakMap<z.ZodType, Partial<Record<SchemaFidelity, Readonly<Record<string, unknown>>>>>();
 
 /**
  * The strict JSON schema sent for a zod schema (via openai's own `zodResponseFormat`, so what we
- * send is what the API expects: every field required, optional fields as nullable), made portable:
- * string length keywords are left out because several OpenAI-compatible endpoints (older OpenAI
- * snapshots, fine-tuned models, some routed providers) reject them with a 400, while `pattern`,
- * enums and array bounds are in every strict-mode dialect. Nothing is lost: every reply is still
- * validated against the full zod schema and re-asked with the problems.
+ * send is what the API expects: every field required, optional fields as nullable), at the given
+ * fidelity (`llm/schemaFidelity.ts` decides which, from the server's kind): `enforced` keeps every
+ * keyword zod wrote, `portable` leaves out what some endpoints refuse. Nothing is lost either way:
+ * every reply is still validated against the full zod schema and re-asked with the problems.
  */
-export function jsonSchemaFor(spec: StructuredSpec<unknown>): Readonly<Record<string, unknown>> {
+export function jsonSchemaFor(spec: StructuredSpec<unknown>, fidelity: SchemaFidelity = 'portable'): Readonly<Record<string, unknown>> {
 	if (!NAME.test(spec.name)) throw new Error(`Structured call name '${spec.name}' must match ${NAME} (it is sent as json_schema.name).`);
-	let schema = schemaCache.get(spec.schema);
+	let cached = schemaCache.get(spec.schema);
+	if (!cached) schemaCache.set(spec.schema, (cached = {}));
+	let schema = cached[fidelity];
 	if (!schema) {
 		// zodResponseFormat's declared parameter type is tied to openai's zod typings; any zod 4 schema works at run time.
-		schema = portable(zodResponseFormat(spec.schema as Parameters<typeof zodResponseFormat>[0], spec.name).json_schema.schema as Record<string, unknown>);
-		schemaCache.set(spec.schema, schema);
+		const full = zodResponseFormat(spec.schema as Parameters<typeof zodResponseFormat>[0], spec.name).json_schema.schema as Record<string, unknown>;
+		schema = cached[fidelity] = fidelity === 'enforced' ? full : portable(full);
 	}
 	return schema;
 }
 
-const STRING_KEYWORDS = ['minLength', 'maxLength'] as const;
-
-/** A copy of a JSON schema without the string length keywords some servers reject (walks schema nodes, not property names). */
+/** A copy of a JSON schema without the keywords a portable schema leaves out (walks schema nodes, not property names). */
 export function portable(node: unknown): Record<string, unknown> {
 	if (!node || typeof node !== 'object' || Array.isArray(node)) return node as Record<string, unknown>;
 	const out: Record<string, unknown> = {...(node as Record<string, unknown>)};
 	const types = Array.isArray(out['type']) ? out['type'] : [out['type']];
-	if (types.includes('string')) for (const keyword of STRING_KEYWORDS) delete out[keyword];
+	if (types.includes('string')) for (const keyword of PORTABLE_DROPS) delete out[keyword];
 	for (const key of ['properties', '$defs', 'definitions'] as const) {
 		const map = out[key];
 		if (map && typeof map === 'object') out[key] = Object.fromEntries(Object.entries(map).map(([name, child]) => [name, portable(child)]));
@@ -50,9 +50,9 @@ export function portable(node: unknown): Record<string, unknown> {
  * What goes on the wire for a structured mode (capabilities.ts chooses the mode; schema fidelity for
  * the mode's server is `jsonSchemaFor`'s business). Free text when there is no schema.
  */
-export function wireFormat(spec: StructuredSpec<unknown> | undefined, mode: StructuredMode): WireFormat {
+export function wireFormat(spec: StructuredSpec<unknown> | undefined, mode: StructuredMode, fidelity: SchemaFidelity = 'portable'): WireFormat {
 	if (!spec) return {type: 'text'};
-	const jsonSchema = jsonSchemaFor(spec);
+	const jsonSchema = jsonSchemaFor(spec, fidelity);
 	if (mode === 'json_schema_strict') return {type: 'json_schema', name: spec.name, jsonSchema};
 	if (mode === 'json_schema') return {type: 'json_schema', name: spec.name, jsonSchema, strict: false};
 	return {type: mode, name: spec.name, jsonSchema};

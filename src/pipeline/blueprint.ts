@@ -1,4 +1,6 @@
-import {type Blueprint, BlueprintAudit, BlueprintDraft, type LanguageDirectives} from '../domain/blueprint.js';
+import {z} from 'zod';
+import {type Blueprint, BlueprintAudit, BlueprintDraft, type LanguageDirectives, OracleState, Tripwire} from '../domain/blueprint.js';
+import {oneOf} from '../domain/knownSets.js';
 import type {Evidence} from '../domain/kb.js';
 import type {Seed} from '../domain/seed.js';
 import type {ResolvedTemplate} from '../domain/template.js';
@@ -69,6 +71,22 @@ export function blueprintContextFor(input: {universe: Universe; seed: Seed; pers
 		secondaryRegion: evidence.secondaryRegion ? universe.regions.get(evidence.secondaryRegion) ?? null : null,
 		openers: pickOpeners(seed.id, input.styles),
 	};
+}
+
+/**
+ * The draft schema of one blueprint call: a tripwire or taboo cites one of the evidence ids given (an
+ * enum) or null, so a grammar-enforcing server cannot invent one; `blueprintProblems` checks the same
+ * (and the normative tier's taboo citation) for every server.
+ */
+export function blueprintDraftFor(context: Pick<BlueprintContext, 'evidence'>): z.ZodType<BlueprintDraft> {
+	const id = oneOf([...context.evidence.cultural, ...context.evidence.taboo].map((hit) => hit.id));
+	const evidenceId = (id ? id.nullable() : z.null()).describe('taboo or cultural KB id it is grounded in (one of the evidence ids given), or null');
+	return BlueprintDraft.extend({
+		oracle: OracleState.extend({
+			taboos: z.array(OracleState.shape.taboos.element.extend({evidenceId})),
+			tripwires: z.array(Tripwire.extend({evidenceId})),
+		}),
+	});
 }
 
 /** Checks code can make without a model; problems are fed back to the generator like schema errors. */
@@ -158,7 +176,7 @@ export async function generateBlueprint(context: BlueprintContext, options: Stag
 					opener_styles: openerDirective(context.openers),
 					feedback: feedbackText(feedback),
 				}),
-				schema: {name: 'blueprint', schema: BlueprintDraft},
+				schema: {name: 'blueprint', schema: blueprintDraftFor(context)},
 				validate: (value) => blueprintProblems(value, context),
 				mock: {context, attempt, feedback} satisfies BlueprintMockInput,
 			});
