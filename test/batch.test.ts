@@ -90,7 +90,7 @@ describe('batch: running over HTTP', () => {
 		});
 		const first = await batch(['--name', 'stop', '--region', 'JP', '--sample', '3', '--parallel', '1'], {signal: controller.signal});
 		assert.equal(first.code, 130, first.stderr);
-		assert.match(first.stderr, /Continue with: cultureconverse batch --name stop/);
+		assert.match(first.stderr, /Continue with: npx cultureconverse batch --name stop/);
 		const halfway = manifestOf('stop');
 		assert.deepEqual(halfway.items.map((item) => item.status), ['completed', 'running', 'pending']);
 		const finishedAt = sessionFile(halfway.items[0]!.sessionId).updatedAt;

@@ -71,7 +71,7 @@ describe('command-line conventions', () => {
 		// 'close', not 'exit': 'exit' can fire before the last stderr chunk (the "Interrupted" line) is read.
 		const code = await new Promise<number | null>((resolve) => child.on('close', (exitCode) => resolve(exitCode)));
 		assert.equal(code, 143, stderr);
-		assert.match(stderr, /Interrupted\. Continue with: cultureconverse batch --name term/);
+		assert.match(stderr, /Interrupted\. Continue with: npx cultureconverse batch --name term/);
 		const manifest = JSON.parse(readFileSync(path.join(dir, 'sessions', 'batches', 'term.json'), 'utf8')) as {items: Array<{status: string}>};
 		assert.ok(manifest.items.some((item) => item.status === 'pending'), 'stopped before the end');
 	});

@@ -9,16 +9,23 @@ import {type Executor, inProcessExecutor, workerExecutor} from './executors.js';
 import {type ItemSettings, startItem} from './item.js';
 import type {WorkerInit} from './workerProtocol.js';
 import {readSession} from '../store/sessionStore.js';
-import {SetupBreaker, type SetupStop} from '../llm/breaker.js';
+import {SetupBreaker, type SetupStop, type StorageStop} from '../llm/breaker.js';
 import type {Seed} from '../domain/seed.js';
 import type {EpisodeOptions} from '../episode/createSession.js';
 import type {BatchStore, BatchWriter} from '../store/batchStore.js';
 import {errorMessage} from '../util/errors.js';
+import {findStorageError} from '../util/storageError.js';
 import {eachLimited} from '../util/limited.js';
 
 /** Where a batch stands, counted as items change (never by re-reading the manifest). */
 export type BatchProgress = {
 	readonly total: number;
+	/**
+	 * Items settled for this run: those it does not run (finished before, or errors it leaves), and
+	 * those whose turn in this run is over. An errored item being retried is not settled until its
+	 * retry ends (counting completed + error made a rerun's counter stand still: "[9/12]" eight times).
+	 */
+	readonly done: number;
 	readonly byStatus: Readonly<Record<BatchItemStatus, number>>;
 	/** Mean 3H of the completed items so far (null before the first). */
 	readonly meanThreeH: number | null;
@@ -86,6 +93,11 @@ export type RunBatchResult = {
 	readonly completed: number;
 	/** Set when the batch stopped on a repeated set-up failure. */
 	readonly stopped: BatchStop | null;
+	/**
+	 * Set when the batch stopped because its folder could not be written (disk full, read-only,
+	 * permissions): its message names the file, the folder, the errno and what to do.
+	 */
+	readonly storage: StorageStop | null;
 };
 
 /** Items this run works on: everything unfinished, and errors unless told to leave them. */
@@ -178,15 +190,31 @@ export async function runBatch(input: RunBatchInput): Promise<RunBatchResult> {
 	const {runtime, store} = input;
 	const notice = (message: string) => input.onEvent?.({type: 'notice', message});
 	const writer = store.open(input.manifest, notice);
-	// The user's Ctrl-C, or the batch's own stop after repeated set-up failures.
+	// The user's Ctrl-C, or the batch's own stop after repeated set-up failures or a folder that cannot be written.
 	const breaker = new SetupBreaker(input.stopAfter ?? 3, input.signal);
+	let result: RunBatchResult;
 	try {
-		return await runOpen(input, writer, breaker, notice);
-	} finally {
+		result = await runOpen(input, writer, breaker, notice);
+	} catch (error) {
 		breaker.dispose();
-		// The snapshot and the lock's release, also when the run could not even start its threads.
-		writer.close();
+		try {
+			writer.close();
+		} catch {
+			// The run's own failure is the one to report; the journal stays for the next run.
+		}
+		throw error;
 	}
+	breaker.dispose();
+	// The snapshot and the lock's release (last). A snapshot the disk refuses stops the batch like any
+	// other storage failure: the journal stays, so the manifest still reads whole.
+	try {
+		writer.close();
+	} catch (error) {
+		const storage = findStorageError(error);
+		if (!storage) throw error;
+		return {...result, storage: result.storage ?? {code: storage.code, count: 1, message: storage.message, id: null}};
+	}
+	return result;
 }
 
 async function runOpen(input: RunBatchInput, writer: BatchWriter, breaker: SetupBreaker, notice: (message: string) => void): Promise<RunBatchResult> {
@@ -195,8 +223,20 @@ async function runOpen(input: RunBatchInput, writer: BatchWriter, breaker: Setup
 	const manifest = writer.manifest;
 	const now = input.now ?? (() => new Date());
 	const at = () => now().toISOString();
+	// A journal line that cannot be written stops the batch at once (nothing more could be recorded);
+	// the change stays in memory, for the snapshot written on close if the disk lets it.
+	const record = (index: number, patch: Partial<BatchItem>): BatchItem => {
+		try {
+			return writer.update(index, patch, at());
+		} catch (error) {
+			const storage = findStorageError(error);
+			if (!storage) throw error;
+			breaker.storageFailure({code: storage.code, message: storage.message, id: null, now: true});
+			return manifest.items[index]!;
+		}
+	};
 	const recovered = recoverLost(manifest, runtime, notice, Boolean(input.executor));
-	for (const index of recovered) writer.update(index, {status: 'pending', threeH: null, tdq: null, clean: null, errorFlag: null, termination: null}, at());
+	for (const index of recovered) record(index, {status: 'pending', threeH: null, tdq: null, clean: null, errorFlag: null, termination: null});
 	const todo = itemsToRun(manifest, input.retryErrors ?? true);
 	// Never more threads than items, counted after recovery (before it, a rerun of lost items looked like nothing to do).
 	const threads = input.workers ? Math.max(1, Math.min(input.workers.count, todo.length)) : 1;
@@ -224,11 +264,13 @@ async function runOpen(input: RunBatchInput, writer: BatchWriter, breaker: Setup
 			threeHCount++;
 		}
 	}
-	const progress = (): BatchProgress => ({total: manifest.items.length, byStatus: {...byStatus}, meanThreeH: threeHCount > 0 ? threeHSum / threeHCount : null});
+	// Settled for this run: every item it does not run, and each whose turn ends.
+	let settled = manifest.items.length - todo.length;
+	const progress = (): BatchProgress => ({total: manifest.items.length, done: settled, byStatus: {...byStatus}, meanThreeH: threeHCount > 0 ? threeHSum / threeHCount : null});
 	let completed = 0;
 	const update = (index: number, patch: Partial<BatchItem>) => {
 		const before = manifest.items[index]!;
-		const item = writer.update(index, patch, at());
+		const item = record(index, patch);
 		if (before.status !== item.status) {
 			byStatus[before.status]--;
 			byStatus[item.status]++;
@@ -245,6 +287,14 @@ async function runOpen(input: RunBatchInput, writer: BatchWriter, breaker: Setup
 	};
 
 	const runItem = async (index: number) => {
+		try {
+			await runOne(index);
+		} finally {
+			settled++;
+		}
+	};
+
+	const runOne = async (index: number) => {
 		const item = manifest.items[index]!;
 		// On a queue, a paired variant's first variant ended on some worker and its session is now here:
 		// the variant starts here from its blueprint and shards, and a worker goes on from that start.
@@ -270,11 +320,18 @@ async function runOpen(input: RunBatchInput, writer: BatchWriter, breaker: Setup
 			input.onEvent?.({type: 'item_failed', item: failed, message: end.message, progress: progress()});
 			return;
 		}
+		if (end.kind === 'storage') {
+			// The session stays as last saved; the item keeps its status, so the next run resumes it.
+			breaker.storageFailure({code: end.code, message: end.message, id: item.sessionId});
+			input.onEvent?.({type: 'item_failed', item: manifest.items[index]!, message: end.message, progress: progress()});
+			return;
+		}
 		const {session} = end;
 		if (session.status === 'completed') breaker.success();
 		else if (session.status === 'error') breaker.failure({kind: session.errorKind, role: session.errorRole, message: session.errorMessage ?? '', id: session.id});
 		const finished = update(index, end.patch);
-		if (finished.status === 'completed') completed++;
+		// A session that had ended before this run (its manifest line was lost) is not this run's work.
+		if (finished.status === 'completed' && !end.alreadyEnded) completed++;
 		if (!signal.aborted || finished.status === 'completed' || finished.status === 'error') input.onEvent?.({type: 'item_finished', item: finished, progress: progress()});
 	};
 
@@ -292,5 +349,5 @@ async function runOpen(input: RunBatchInput, writer: BatchWriter, breaker: Setup
 		await executor.close();
 	}
 	const unfinished = manifest.items.some((item) => item.status !== 'completed' && item.status !== 'error');
-	return {manifest, interrupted: Boolean(input.signal?.aborted) && unfinished, usage, completed, stopped: breaker.stopped};
+	return {manifest, interrupted: Boolean(input.signal?.aborted) && unfinished, usage, completed, stopped: breaker.stopped, storage: breaker.storageStopped};
 }

@@ -9,6 +9,7 @@ import {blueprintContextFor, generateBlueprint} from '../pipeline/blueprint.js';
 import {generateShards} from '../pipeline/shards.js';
 import {StageError} from '../pipeline/stageError.js';
 import {UserError} from '../util/errors.js';
+import {SessionTooLarge, findStorageError} from '../util/storageError.js';
 import {loadStyles, openerDirective, pickOpeners, pickResponseStyle, type StylePools} from '../pipeline/styles.js';
 import type {SessionStore} from '../store/sessionStore.js';
 import type {Universe} from '../universe/load.js';
@@ -523,7 +524,14 @@ export class EpisodeEngine {
 	}
 
 	private async save(): Promise<void> {
-		const path = await this.deps.store.save(this.current);
+		let path: string;
+		try {
+			path = await this.deps.store.save(this.current);
+		} catch (error) {
+			const failure = saveFailure(error);
+			if (failure) this.emit({type: 'save_failed', ...failure});
+			throw error;
+		}
 		this.emit({type: 'saved', path});
 	}
 
@@ -595,4 +603,12 @@ function withTrial(gateway: ModelGateway, trial: number): ModelGateway {
 		onEvent: (listener) => gateway.onEvent(listener),
 		concurrency: () => gateway.concurrency(),
 	};
+}
+
+/** What a failed save tells a front end: a storage failure or a session past its size limit (else null: a bug). */
+function saveFailure(error: unknown): {code: string; file: string; message: string} | null {
+	const storage = findStorageError(error);
+	if (storage) return {code: storage.code, file: storage.file, message: storage.message};
+	if (error instanceof SessionTooLarge) return {code: 'TOO_LARGE', file: error.sessionId, message: error.message};
+	return null;
 }

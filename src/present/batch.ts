@@ -84,8 +84,7 @@ export function progressPrinter(io: IO, liveLine: LiveLine, mode: 'text' | 'json
 			return;
 		}
 		if (mode !== 'text' || event.type === 'call_retried') return;
-		const {byStatus, total, meanThreeH} = event.progress;
-		const done = byStatus.completed + byStatus.error;
+		const {byStatus, total, meanThreeH, done} = event.progress;
 		if (live) {
 			const {limit, max} = width();
 			liveLine.set(`batch ${name}: ${done}/${total} done (${byStatus.error} error) · ${byStatus.running} running · 3H ${stat(meanThreeH)} · ${retries} retries${limit < max ? ` · rate-limited: ${limit}/${max} calls in flight` : ''}`);

@@ -10,9 +10,9 @@ import {readSession, type SessionStore} from '../store/sessionStore.js';
 import {errorMessage} from '../util/errors.js';
 import {retireCheckpoint, seedCheckpoint} from './checkpoint.js';
 import {placeSession, unpackSession} from './delivery.js';
-import {BATCHES_KEY, PREFIX, resultQueueName, workQueueName} from './keys.js';
+import {BATCHES_KEY, PREFIX, refusalsKey, resultQueueName, workQueueName} from './keys.js';
 import {readEndpointLimit, setEndpointCap} from './redisLimiter.js';
-import {type BatchSpec, ResultMessage, WorkProgress, type WorkJob} from './schemas.js';
+import {type BatchSpec, ResultMessage, WorkerRefusal, WorkProgress, type WorkJob} from './schemas.js';
 import {connectionOptions, type QueueTarget} from './target.js';
 
 /*
@@ -89,6 +89,21 @@ export async function queueExecutor(options: QueueExecutorOptions): Promise<Queu
 	let stopped = false;
 	let width = {limit: spec.cap, max: spec.cap};
 	const notice = context.onNotice;
+	// Refusals of this batch left by an earlier run's workers are not news for this one.
+	await redis.del(refusalsKey(spec.name));
+	/** Workers that refuse the batch (a failed preflight, a missing key), each reason said once. */
+	const told = new Set<string>();
+	const reportRefusals = async () => {
+		for (const json of Object.values(await redis.hgetall(refusalsKey(spec.name)))) {
+			const refusal = WorkerRefusal.safeParse(safeJson(json));
+			if (!refusal.success) continue;
+			const {worker, host, reason, retryAt} = refusal.data;
+			const key = `${worker}\0${reason}`;
+			if (told.has(key)) continue;
+			told.add(key);
+			notice(`worker ${worker} on ${host} does not serve batch ${spec.name}: ${reason}; it tries again (next at ${retryAt.slice(11, 19)} UTC) and serves the batch once that passes`);
+		}
+	};
 
 	const settle = (id: string, end: ItemEnd) => {
 		const entry = pending.get(id);
@@ -185,7 +200,9 @@ export async function queueExecutor(options: QueueExecutorOptions): Promise<Queu
 	// The queue emptied while items are still followed (Redis restarted without its data, jobs removed
 	// by hand): they are put back. Placing is idempotent, so a false alarm costs only look-ups.
 	const sweep = setInterval(() => {
-		if (placed === null || stopped) return;
+		if (stopped) return;
+		void reportRefusals().catch(() => undefined);
+		if (placed === null) return;
 		void (async () => {
 			const [mine, back] = await Promise.all([work.getJobCounts('waiting', 'active', 'delayed', 'prioritized'), results.getJobCounts('waiting', 'active', 'delayed', 'prioritized')]);
 			const first = endpoints[0];
@@ -268,5 +285,13 @@ export async function pauseBatch(target: QueueTarget, name: string): Promise<voi
 		await work.pause();
 	} finally {
 		await work.close();
+	}
+}
+
+function safeJson(text: string): unknown {
+	try {
+		return JSON.parse(text);
+	} catch {
+		return null;
 	}
 }

@@ -1,10 +1,11 @@
-import {existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync} from 'node:fs';
+import {existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync} from 'node:fs';
 import path from 'node:path';
 import {gunzipSync, gzipSync} from 'node:zlib';
 import {readSession} from '../store/sessionStore.js';
 import {SAFE_ID} from '../store/sessionStore.js';
 import {errorMessage} from '../util/errors.js';
 import {ResultMessage} from './schemas.js';
+import {ensureDir} from '../util/ensureDir.js';
 
 /*
  * Finished sessions on their way from a worker to the coordinator's sessions folder: the snapshot
@@ -28,7 +29,7 @@ export function unpackSession(packed: string): Buffer {
  */
 export function placeSession(dir: string, sessionId: string, bytes: Buffer): string {
 	if (!SAFE_ID.test(sessionId)) throw new Error(`'${sessionId.slice(0, 80)}' is not a safe session id`);
-	mkdirSync(dir, {recursive: true});
+	ensureDir(dir);
 	// A dot file: folder listings skip it while it is checked.
 	const incoming = path.join(dir, `.incoming-${process.pid}-${sessionId}.json`);
 	writeFileSync(incoming, bytes);
@@ -58,7 +59,7 @@ export class Outbox {
 	}
 
 	put(message: ResultMessage): void {
-		mkdirSync(this.dir, {recursive: true});
+		ensureDir(this.dir);
 		const file = this.fileFor(message);
 		writeFileSync(`${file}.tmp`, JSON.stringify(message));
 		renameSync(`${file}.tmp`, file);
