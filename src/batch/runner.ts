@@ -1,4 +1,4 @@
-import {closeSync, existsSync, openSync, readSync, renameSync, statSync} from 'node:fs';
+import {existsSync, renameSync} from 'node:fs';
 import type {Runtime} from '../app/runtime.js';
 import type {BatchItem, BatchItemStatus, BatchManifest} from '../domain/batch.js';
 import {callPrice} from '../llm/pricing.js';
@@ -128,33 +128,27 @@ export function pairGroups(manifest: BatchManifest, todo: readonly number[]): nu
 	return [...groups.values()];
 }
 
-/** Throws unless the file starts a JSON object and ends one: what a cut write cannot fake. */
-function assertWhole(file: string): void {
-	const size = statSync(file).size;
-	const fd = openSync(file, 'r');
-	try {
-		const head = Buffer.alloc(1);
-		const tail = Buffer.alloc(Math.min(64, size));
-		readSync(fd, head, 0, 1, 0);
-		readSync(fd, tail, 0, tail.length, Math.max(0, size - tail.length));
-		if (size < 2 || head.toString() !== '{' || !tail.toString().trimEnd().endsWith('}')) throw new Error(`${file} is cut short (${size} bytes, not a whole JSON object)`);
-	} finally {
-		closeSync(fd);
-	}
-}
-
 /**
  * Items whose session file is gone or unreadable although the manifest has them started or done (a
  * deleted or damaged file): they are run again. An unreadable file is set aside first
  * (`<id>.json.unreadable-<time>`, never deleted), so no saved work is lost and the rerun starts clean.
+ * Finished sessions are checked through the folder's listing (`SessionStore.list`): parsed and
+ * validated against the schema once, then answered from its index while unchanged, so a rerun of a
+ * 20,000-episode batch costs a look at each file's inode, not a parse. A session that is whole JSON
+ * but breaks the schema is unreadable too (it used to count as `lost` in `report` and never run again).
  */
 function recoverLost(manifest: BatchManifest, runtime: Runtime, notice: (message: string) => void, remote: boolean): number[] {
 	const lost: number[] = [];
+	const finished = manifest.items.some((item) => item.status === 'completed');
+	const listing = finished ? runtime.store.list() : {sessions: [], problems: []};
+	const readable = new Set(listing.sessions.map((summary) => summary.id));
+	const problems = new Map(listing.problems.map((problem) => [problem.file, problem.message]));
 	manifest.items.forEach((item, index) => {
 		if (item.status === 'pending') return;
 		// Items running on a queue's workers have their sessions there until they end.
 		if (remote && item.status !== 'completed' && item.status !== 'error') return;
 		const file = runtime.store.fileFor(item.sessionId);
+		const journal = runtime.store.journalFor(item.sessionId);
 		if (!runtime.store.exists(item.sessionId)) {
 			// Said, so a rerun never looks like "0 to run" while it quietly redoes work (or seems to skip it).
 			notice(`session ${item.sessionId} is missing although the batch had it ${item.errorFlag ?? item.status}; run again`);
@@ -162,14 +156,14 @@ function recoverLost(manifest: BatchManifest, runtime: Runtime, notice: (message
 			return;
 		}
 		try {
-			// A finished session is only checked for being whole (a cut file never ends its object): a
-			// rerun of a 20,000-episode batch would otherwise parse and validate every file (about 3 ms
-			// each). Unfinished ones are read in full, as resuming them is about to.
-			if (item.status === 'completed' && !existsSync(runtime.store.journalFor(item.sessionId))) assertWhole(file);
-			else readSession(file);
+			if (item.status === 'completed') {
+				const problem = problems.get(file) ?? problems.get(journal);
+				if (problem !== undefined) throw new Error(problem);
+				if (!readable.has(item.sessionId)) readSession(file);
+			} else readSession(file);
 		} catch (error) {
 			const stamp = new Date().toISOString().replace(/[:.]/g, '-');
-			for (const candidate of [file, runtime.store.journalFor(item.sessionId)]) if (existsSync(candidate)) renameSync(candidate, `${candidate}.unreadable-${stamp}`);
+			for (const candidate of [file, journal]) if (existsSync(candidate)) renameSync(candidate, `${candidate}.unreadable-${stamp}`);
 			notice(`session ${item.sessionId} could not be read (${errorMessage(error).slice(0, 160)}); set aside as *.unreadable-${stamp} and run again`);
 			lost.push(index);
 		}
