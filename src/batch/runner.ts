@@ -280,11 +280,18 @@ async function runOpen(input: RunBatchInput, writer: BatchWriter, breaker: Setup
 		return item;
 	};
 
+	// Counted before the item's closing event, so the line it prints counts the item itself.
+	const counted = new Set<number>();
+	const settle = (index: number) => {
+		if (counted.has(index)) return;
+		counted.add(index);
+		settled++;
+	};
 	const runItem = async (index: number) => {
 		try {
 			await runOne(index);
 		} finally {
-			settled++;
+			settle(index);
 		}
 	};
 
@@ -296,7 +303,8 @@ async function runOpen(input: RunBatchInput, writer: BatchWriter, breaker: Setup
 			const start = await startShared(runtime, item, input.seedOf, settings);
 			if (start) {
 				const failed = update(index, {status: 'error', errorFlag: 'START_FAILED', attempts: item.attempts + 1});
-				input.onEvent?.({type: 'item_failed', item: failed, message: start, progress: progress()});
+				settle(index);
+			input.onEvent?.({type: 'item_failed', item: failed, message: start, progress: progress()});
 				return;
 			}
 		}
@@ -306,17 +314,20 @@ async function runOpen(input: RunBatchInput, writer: BatchWriter, breaker: Setup
 		});
 		if (end.kind === 'start_failed') {
 			const failed = update(index, {status: 'error', errorFlag: 'START_FAILED', attempts: item.attempts + 1});
+			settle(index);
 			input.onEvent?.({type: 'item_failed', item: failed, message: end.message, progress: progress()});
 			return;
 		}
 		if (end.kind === 'internal') {
 			const failed = update(index, end.patch);
+			settle(index);
 			input.onEvent?.({type: 'item_failed', item: failed, message: end.message, progress: progress()});
 			return;
 		}
 		if (end.kind === 'storage') {
 			// The session stays as last saved; the item keeps its status, so the next run resumes it.
 			breaker.storageFailure({code: end.code, message: end.message, id: item.sessionId});
+			settle(index);
 			input.onEvent?.({type: 'item_failed', item: manifest.items[index]!, message: end.message, progress: progress()});
 			return;
 		}
@@ -326,6 +337,7 @@ async function runOpen(input: RunBatchInput, writer: BatchWriter, breaker: Setup
 		const finished = update(index, end.patch);
 		// A session that had ended before this run (its manifest line was lost) is not this run's work.
 		if (finished.status === 'completed' && !end.alreadyEnded) completed++;
+		settle(index);
 		if (!signal.aborted || finished.status === 'completed' || finished.status === 'error') input.onEvent?.({type: 'item_finished', item: finished, progress: progress()});
 	};
 
