@@ -5,6 +5,7 @@ import {ExitCode, UserError, errorMessage} from './util/errors.js';
 import {workspaceDir} from './util/paths.js';
 import {nearMatches} from './util/suggest.js';
 import {maskSecrets} from './llm/secrets.js';
+import {forTerminal} from './util/outsideText.js';
 import {ModelCallError, SETUP_FAILURES} from './llm/types.js';
 import path from 'node:path';
 
@@ -145,8 +146,9 @@ export async function main(argv: readonly string[], io: IO, options: MainOptions
 		const tui = openTui && io.stdout.isTTY && io.stdin.isTTY ? (request: TuiRequest) => openTui(io, request) : undefined;
 		return await command.run({args: cli.input, flags: cli.flags as Flags, io, universe, help, tui});
 	} catch (error) {
-		// Whatever a server said may hold a key it echoed: every message is masked on the way out.
-		const mask = (text: string) => maskSecrets(text, knownKeys(io.env));
+		// Whatever a server said may hold a key it echoed, and an argument, a file's line or a server's
+		// body may hold terminal control sequences: every message is masked and cleaned on the way out.
+		const mask = (text: string) => forTerminal(maskSecrets(text, knownKeys(io.env)));
 		if (error instanceof UserError) {
 			io.stderr.write(`cultureconverse: ${mask(error.message)}\n`);
 			return error.exitCode;

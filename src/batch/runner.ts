@@ -181,7 +181,7 @@ function recoverLost(manifest: BatchManifest, runtime: Runtime, notice: (message
  * usage is summed as calls arrive.
  */
 export async function runBatch(input: RunBatchInput): Promise<RunBatchResult> {
-	const {runtime, store} = input;
+	const {store} = input;
 	const notice = (message: string) => input.onEvent?.({type: 'notice', message});
 	const writer = store.open(input.manifest, notice);
 	// The user's Ctrl-C, or the batch's own stop after repeated set-up failures or a folder that cannot be written.

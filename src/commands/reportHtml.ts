@@ -1,4 +1,4 @@
-import {existsSync, mkdirSync, writeFileSync} from 'node:fs';
+import {existsSync, mkdirSync} from 'node:fs';
 import path from 'node:path';
 import {performance} from 'node:perf_hooks';
 import {sessionsDir} from '../app/runtime.js';
@@ -12,7 +12,6 @@ import {CONTRASTS, type Contrast} from '../report/paired.js';
 import {residualKey} from '../report/setups.js';
 import {ratingsFile} from '../store/ratingStore.js';
 import {readSessionFile} from '../store/sessionStore.js';
-import {writeFileAtomic} from '../util/atomicWrite.js';
 import {UserError} from '../util/errors.js';
 import {agreementData} from './reportAgreement.js';
 import {pairedData} from './reportPaired.js';
@@ -20,6 +19,7 @@ import type {LostSession} from './sessions.js';
 import {bootstrapSeed} from './reportSelection.js';
 import type {Report} from '../report/aggregate.js';
 import type {Flags, IO} from './types.js';
+import {writePage} from '../util/pageLimit.js';
 
 /** The folder of viewer pages next to a report file: report.html -> report-sessions/. */
 export const viewerFolder = (file: string) => `${path.basename(file).replace(/\.html?$/i, '')}-sessions`;
@@ -59,12 +59,11 @@ export function writeReportHtml(input: {flags: Flags; io: IO; file: string; repo
 		viewerDir: withViewer ? folder : null,
 		prompts: promptsBySetup(report, chosen),
 	};
-	const html = reportPage(data);
-	mkdirSync(path.dirname(input.file), {recursive: true});
-	writeFileAtomic(input.file, html);
+	// Bounded (util/pageLimit.ts): a page too large to build or open is a clear error naming the limit.
+	const bytes = writePage(input.file, () => reportPage(data), 'choose fewer sessions, or pass --no-viewer');
 	let pages = 0;
 	if (withViewer) pages = writeViewerPages(chosen.map((s) => s.path), path.join(path.dirname(input.file), folder), {back: `../${path.basename(input.file)}`});
-	return {file: input.file, bytes: Buffer.byteLength(html), pages, ms: Math.round(performance.now() - started)};
+	return {file: input.file, bytes, pages, ms: Math.round(performance.now() - started)};
 }
 
 /** The prompt-file hashes of each setup, read from one of its session files (summaries carry only their joint hash). */
@@ -98,7 +97,7 @@ export function writeViewerPages(files: readonly string[], dir: string, options:
 	mkdirSync(dir, {recursive: true});
 	for (const file of files) {
 		const session: Session = readSessionFile(file);
-		writeFileSync(path.join(dir, `${session.id}.html`), sessionPage(session, options));
+		writePage(path.join(dir, `${session.id}.html`), () => sessionPage(session, options), 'view fewer sessions at once');
 	}
 	return files.length;
 }

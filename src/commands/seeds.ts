@@ -6,6 +6,7 @@ import {UserError} from '../util/errors.js';
 import {renderTable} from '../util/table.js';
 import {showTemplate} from './templates.js';
 import {type Command, type Flags, write, writeJson} from './types.js';
+import {jsonText} from '../util/outsideText.js';
 
 export const filterFlags = {
 	split: {type: 'string', description: 'train or test'},
@@ -56,7 +57,7 @@ export const seedsCommand: Command = {
 		if (flags['json']) {
 			// Written seed by seed so `--limit 0` over the whole space never builds one giant string.
 			io.stdout.write('[');
-			seeds.forEach((seed, index) => io.stdout.write(`${index === 0 ? '\n' : ',\n'}  ${JSON.stringify(seed)}`));
+			seeds.forEach((seed, index) => io.stdout.write(`${index === 0 ? '\n' : ',\n'}  ${jsonText(seed)}`));
 			io.stdout.write(seeds.length > 0 ? '\n]\n' : ']\n');
 			return 0;
 		}

@@ -46,6 +46,8 @@ export const RoleSettings = z.strictObject({
 	dialect: z.enum(['openai', 'azure', 'openrouter', 'compatible']).optional(),
 	/** Settings the model layer changed to fit the model family (e.g. a temperature dropped for a reasoning model), each said once. */
 	notices: z.array(z.string()).optional(),
+	/** Largest reply read, in KB (config `maxReplyKB` or --max-reply-kb); absent = the role's default (llm/replyLimit.ts). */
+	maxReplyKB: z.number().positive().optional(),
 });
 export type RoleSettings = z.infer<typeof RoleSettings>;
 
@@ -56,6 +58,9 @@ export const TokenUsage = z.strictObject({prompt: z.number().int().nonnegative()
 export type TokenUsage = z.infer<typeof TokenUsage>;
 
 export const RetryRecord = z.strictObject({attempt: z.number().int().positive(), reason: z.string(), delayMs: z.number().nonnegative()});
+
+/** A reply read only up to its role's size limit: the limit, the bytes read, the size the server announced (null: none). */
+export const ReplyCutShape = z.strictObject({limitBytes: z.number().int().positive(), readBytes: z.number().int().nonnegative(), totalBytes: z.number().int().nonnegative().nullable()});
 
 /** One model call with everything needed to debug it: raw prompt, raw reply, attempts, cost. */
 export const CallRecord = z.strictObject({
@@ -91,6 +96,8 @@ export const CallRecord = z.strictObject({
 	choices: z.array(z.string()).optional(),
 	/** HTTP status of each failed attempt, in order (null for network errors and timeouts). */
 	attemptStatuses: z.array(z.number().int().nullable()).optional(),
+	/** The reply passed the role's size limit and was read only up to it (`response` holds what was read). */
+	cut: ReplyCutShape.optional(),
 });
 export type CallRecord = z.infer<typeof CallRecord>;
 
@@ -172,6 +179,8 @@ export const Turn = z.strictObject({
 	candidates: z.array(Candidate).optional(),
 	/** A human assistant's turn written after the hidden panes (private, oracle) had been shown to them. */
 	sawHidden: z.boolean().optional(),
+	/** The model's reply passed the assistant role's size limit: the content is what arrived up to it (see the call's `cut`). */
+	cut: ReplyCutShape.optional(),
 });
 export type Turn = z.infer<typeof Turn>;
 

@@ -331,7 +331,7 @@ export class EpisodeEngine {
 				signal,
 				onEvent: this.onCall,
 			});
-			this.emit({type: 'assistant_turn', turn: this.turn({role: 'assistant', content: response.text, t, step: n, source: kind, callId: response.call.id})});
+			this.emit({type: 'assistant_turn', turn: this.turn({role: 'assistant', content: response.text, t, step: n, source: kind, callId: response.call.id, ...(response.call.cut ? {cut: response.call.cut} : {})})});
 		} catch (error) {
 			if (error instanceof ModelCallError && error.kind !== 'aborted') {
 				throw new EpisodeFailure('ASSISTANT_ERROR', `assistant call failed (${failureLabel(error)}): ${error.message}`, {reason: 'assistant_error', by: 'engine', detail: error.message}, error);

@@ -5,7 +5,8 @@ import {type Exchange, type Provider, type RawReply, type WireFormat, emitWords}
 import {joinReasoning, reasoningStreamSplitter, splitReasoning} from './reasoning.js';
 import type {Recorder} from './recorder.js';
 import {type Classified, classifyError, retryDelay} from './retry.js';
-import {maskSecrets} from './secrets.js';
+import {cleanReply, fromServer, maskedTokenStream} from './serverText.js';
+import {ReplyBudget, type ReplyCut, describeCut, replyLimitBytes, withReplyLimit} from './replyLimit.js';
 import type {RetryPolicy} from './settings.js';
 import {feedbackMessage, parseReply, prepareMessages, wireFormat} from './structured.js';
 import {type CallEvent, type FailureKind, ModelCallError, type ModelRequest, type ModelResponse, type StructuredSpec} from './types.js';
@@ -73,6 +74,7 @@ export class CallRun<T> {
 	private reasoning: string | null = null;
 	private reasoningIn: 'content' | 'field' | undefined;
 	private streamed: boolean | undefined;
+	private cut: ReplyCut | undefined;
 
 	constructor(
 		private readonly context: CallContext,
@@ -144,6 +146,8 @@ export class CallRun<T> {
 			this.attempts++;
 			if (request.signal?.aborted) throw new CallFailure('aborted', 'aborted');
 			const stream = this.streaming;
+			// Tokens reach the listener through the server-text door too (keys masked, even split over tokens).
+			const tokens = stream && request.onToken ? maskedTokenStream(request.onToken, context.secrets()) : null;
 			const exchange: Exchange = {
 				role: request.role,
 				stage: request.stage,
@@ -152,7 +156,7 @@ export class CallRun<T> {
 				format: this.format,
 				schema: this.spec,
 				// Thinking text at the start of a streamed reply never reaches the live view.
-				onToken: stream && request.onToken ? reasoningStreamSplitter({onContent: request.onToken}) : undefined,
+				onToken: tokens ? reasoningStreamSplitter({onContent: tokens.push}) : undefined,
 				stream,
 				n,
 				signal: request.signal,
@@ -161,16 +165,22 @@ export class CallRun<T> {
 			let raw: RawReply;
 			let ticket: number | undefined;
 			try {
+				// The reply is read up to the role's size limit, where its bytes arrive (replyLimit.ts).
+				const budget = new ReplyBudget(replyLimitBytes(request.role, settings));
+				const complete = () => withReplyLimit(budget, () => provider.complete(exchange));
 				raw = provider.remote
 					? await context.limiter.run((slot) => {
 							ticket = slot.ticket;
-							return provider.complete(exchange);
+							return complete();
 						}, request.signal, settings.baseURL ?? 'default')
-					: await provider.complete(exchange);
+					: await complete();
+				if (budget.cut) raw = {...raw, finishReason: 'length', cut: budget.cut};
 			} catch (error) {
 				if (request.signal?.aborted) throw new CallFailure('aborted', 'aborted');
-				const failure = classifyError(error, context.now());
-				if (!failure) throw error;
+				const classified = classifyError(error, context.now());
+				if (!classified) throw error;
+				// What the server said (its message, an error code that may echo the key) enters here.
+				const failure: Classified = {...classified, reason: this.mask(classified.reason), ...(classified.serverMessage !== undefined ? {serverMessage: this.mask(classified.serverMessage)} : {})};
 				this.statuses.push(failure.status ?? null);
 				if (failure.kind === 'rate_limited' && provider.remote) context.limiter.rateLimited(ticket);
 				const detail = this.mask(failure.serverMessage ?? (error instanceof Error ? error.message : String(error)));
@@ -187,10 +197,18 @@ export class CallRun<T> {
 				await this.retryAfter(failure.reason, retryDelay({attempt, policy, retryAfterMs: failure.retryAfterMs, random: context.random}));
 				continue;
 			}
-			const reply = await this.clean(raw, stream);
+			tokens?.flush();
+			const reply = await this.clean(cleanReply(raw, context.secrets()), stream);
 			this.book(reply);
 			if (provider.remote) context.limiter.succeeded();
 			if (!stream && request.onToken && this.format.type === 'text' && reply.text) request.onToken(reply.text);
+			if (reply.cut) {
+				// Read only up to the role's size limit: free text is kept as far as it arrived, recorded as
+				// cut with its size; a structured reply that long is no answer (re-asking would read as much again).
+				this.cut = reply.cut;
+				if (this.format.type !== 'text') throw new CallFailure(describeCut(request.role, reply.cut), 'too_large');
+				return {...reply, key, fromCache: false};
+			}
 			if (reply.text.trim() === '') {
 				const reason = reply.refusal ? `refusal: ${reply.refusal}` : reply.reasoning ? (reply.finishReason === 'length' ? 'the token cap was spent on reasoning: no answer came' : 'empty answer after the reasoning') : 'empty reply';
 				if (reply.finishReason === 'length' && reply.reasoning) throw new CallFailure(`${reason}; raise maxTokens for the ${request.role} role, or lower its reasoningEffort (or turn thinking off, e.g. extraBody {"chat_template_kwargs": {"enable_thinking": false}})`, 'truncated');
@@ -263,7 +281,7 @@ export class CallRun<T> {
 	}
 
 	private mask(text: string): string {
-		return maskSecrets(text, this.context.secrets());
+		return fromServer(text, this.context.secrets());
 	}
 
 	/** To the gateway's listeners and the request's own. */
@@ -306,7 +324,8 @@ export class CallRun<T> {
 	 */
 	private keep(reply: Accepted): void {
 		this.allCached &&= reply.fromCache;
-		if (reply.key && !reply.fromCache) {
+		// A cut reply is not kept: a rerun asks again rather than replay a reply nobody read whole.
+		if (reply.key && !reply.fromCache && !reply.cut) {
 			this.toCache.push({
 				key: reply.key,
 				createdAt: new Date(this.context.now()).toISOString(),
@@ -357,6 +376,7 @@ export class CallRun<T> {
 			...(this.streamed !== undefined && this.format.type === 'text' && request.onToken ? {streamed: this.streamed} : {}),
 			...(this.lastChoices.length > 1 ? {choices: [...this.lastChoices]} : {}),
 			...(this.statuses.length > 0 ? {attemptStatuses: [...this.statuses]} : {}),
+			...(this.cut ? {cut: this.cut} : {}),
 		};
 	}
 }

@@ -39,6 +39,7 @@ export const RoleConfig = z.strictObject({
 	extraBody: z.record(z.string(), z.unknown()).optional().describe('JSON merged into every request body of the role, e.g. {"chat_template_kwargs": {"enable_thinking": false}}, {"seed": 7}, {"top_p": 0.9}, {"provider": {"order": ["groq"]}}; never a key'),
 	dialect: z.enum(['openai', 'azure', 'openrouter', 'compatible']).optional().describe('which parameter rules the endpoint follows, when its host does not say (a proxy in front of OpenRouter or Azure); default: from the host (api.openai.com, *.openai.azure.com, openrouter.ai, else compatible)'),
 	supportsN: z.boolean().optional().describe('the server returns several choices for one request (`n`): best-of-N then asks once instead of N times (OpenAI and vLLM do; Ollama and llama.cpp do not). `doctor` probes it'),
+	maxReplyKB: z.number().positive().max(1024 * 1024).optional().describe('largest reply read, in KB; a longer one is cut there and recorded as cut (default 256 for the assistant, 64 for the structured roles)'),
 });
 export type RoleConfig = z.infer<typeof RoleConfig>;
 
@@ -67,6 +68,7 @@ export const ConfigFile = z.strictObject({
 		.optional()
 		.describe('USD per million tokens, for the running cost estimate of models the tool does not know (or to correct its figures)'),
 	retry: RetryConfig.optional(),
+	maxReplyKB: z.number().positive().max(1024 * 1024).optional().describe('default of every role\'s "maxReplyKB"'),
 	validationRetries: z.number().int().min(0).max(10).optional().describe(`re-asks after an invalid structured reply (default ${MODEL_DEFAULTS.validationRetries})`),
 	roles: z
 		.strictObject({

@@ -1,6 +1,6 @@
 import OpenAI, {APIConnectionError, APIError} from 'openai';
 import {OPENAI_BASE_URL, normalisingFetch} from './openaiProvider.js';
-import {maskSecrets} from './secrets.js';
+import {fromServer} from './serverText.js';
 import {dialectOf} from './modelFamily.js';
 
 /** Kinds of server the set-up checks tell apart, from their own answers (the model list, native routes). */
@@ -37,14 +37,14 @@ export async function listModels(target: EndpointTarget): Promise<ModelList> {
 		return {ok: true, models, server: hostKind !== 'unknown' ? hostKind : kindByList(models) ?? (await probeOllama(baseURL)) ?? 'unknown', latencyMs: Date.now() - started};
 	} catch (error) {
 		const known = [target.apiKey ?? ''].filter(Boolean);
-		if (error instanceof APIConnectionError) return {ok: false, problem: 'unreachable', status: null, message: maskSecrets(causeText(error), known), server: hostKind};
+		if (error instanceof APIConnectionError) return {ok: false, problem: 'unreachable', status: null, message: fromServer(causeText(error), known), server: hostKind};
 		if (error instanceof APIError && typeof error.status === 'number') {
-			const message = maskSecrets(serverMessage(error), known);
+			const message = fromServer(serverMessage(error), known);
 			if (error.status === 401 || error.status === 403) return {ok: false, problem: 'auth', status: error.status, message, server: hostKind};
 			if (error.status === 404 || error.status === 405) return {ok: false, problem: 'no_list', status: error.status, message, server: hostKind};
 			return {ok: false, problem: 'error', status: error.status, message, server: hostKind};
 		}
-		return {ok: false, problem: 'error', status: null, message: maskSecrets(error instanceof Error ? error.message : String(error), known), server: hostKind};
+		return {ok: false, problem: 'error', status: null, message: fromServer(error instanceof Error ? error.message : String(error), known), server: hostKind};
 	}
 }
 

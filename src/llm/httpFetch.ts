@@ -1,6 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import {Readable} from 'node:stream';
+import {cutCompletion, limitStream, replyBudget} from './replyLimit.js';
 
 /*
  * The `fetch` the openai client is given: node:http(s) over keep-alive agents instead of the global
@@ -76,12 +77,22 @@ export const httpFetch: typeof fetch = async (input, init = {}) => {
 			}
 			// Server-sent events stream as they come; any other body is read whole first (a web
 			// stream per JSON reply cost more than the rest of the transport).
+			// The reply-size limit of the request (llm/replyLimit.ts): bytes past it are never read.
+			const budget = replyBudget();
+			const announced = Number(incoming.headers['content-length']) || null;
 			if ((incoming.headers['content-type'] ?? '').includes('text/event-stream')) {
-				resolve(new Response(Readable.toWeb(incoming) as ReadableStream<Uint8Array>, meta));
+				const body = Readable.toWeb(incoming) as ReadableStream<Uint8Array>;
+				resolve(new Response(budget ? limitStream(body, budget, announced, () => incoming.destroy()) : body, meta));
 				return;
 			}
 			const chunks: Buffer[] = [];
-			incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
+			incoming.on('data', (chunk: Buffer) => {
+				chunks.push(chunk);
+				if (!budget?.take(chunk.byteLength, announced)) return;
+				incoming.removeAllListeners('data').removeAllListeners('end').destroy();
+				const partial = Buffer.concat(chunks);
+				resolve(new Response(status >= 200 && status < 300 ? cutCompletion(partial) : new Uint8Array(partial.buffer as ArrayBuffer, partial.byteOffset, partial.byteLength), meta));
+			});
 			incoming.once('end', () => {
 				const whole = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
 				resolve(new Response(new Uint8Array(whole.buffer as ArrayBuffer, whole.byteOffset, whole.byteLength), meta));

@@ -5,6 +5,7 @@ import {wireRules} from './modelFamily.js';
 import type {Exchange, FinishReason, Provider, RawReply} from './provider.js';
 import {assertNever} from './structured.js';
 import {httpFetch} from './httpFetch.js';
+import {replyBudget} from './replyLimit.js';
 
 /** Where requests go when a role has no base URL (passed explicitly so the SDK never reads process.env itself). */
 export const OPENAI_BASE_URL = 'https://api.openai.com/v1';
@@ -158,6 +159,8 @@ async function streamed(client: OpenAI, body: ChatCompletionCreateParamsBase, re
 	// The SDK ends the iteration quietly when the request is aborted (our deadline included), and a
 	// dropped connection can end it without a finish_reason: neither is a complete reply.
 	if (requestOptions.signal.aborted) throw new APIUserAbortError();
+	// Ended by the reply-size limit, not by the server: what arrived up to it is the (cut) reply.
+	if (!finished && replyBudget()?.cut) return {text, reasoning: reasoning.trim() === '' ? null : reasoning, finishReason: 'length', usage, streamed: true};
 	if (!finished) throw new APIConnectionError({message: 'the stream ended without a finish_reason (connection closed early)'});
 	return {text, reasoning: reasoning.trim() === '' ? null : reasoning, finishReason, usage, streamed: true};
 }

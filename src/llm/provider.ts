@@ -1,5 +1,6 @@
 import type {ChatMessage, ModelRole, ProviderKind, RoleSettings, TokenUsage} from '../domain/session.js';
 import type {FailureKind, ModelRequest, StructuredSpec} from './types.js';
+import type {ReplyCut} from './replyLimit.js';
 
 /**
  * What goes on the wire for one exchange. `json_object` and `prompt` carry the schema too: it is
@@ -46,6 +47,8 @@ export type RawReply = {
 	readonly model?: string;
 	/** A refusal message (OpenAI structured outputs), kept for the error text. */
 	readonly refusal?: string;
+	/** The reply passed the role's size limit and was read only up to it (llm/replyLimit.ts). */
+	readonly cut?: ReplyCut;
 };
 
 /** A model backend. Providers make exactly one attempt; retries, parsing and records live in the gateway. */

@@ -6,6 +6,7 @@ import type {IO} from '../commands/types.js';
 import type {UsageTally} from '../llm/usage.js';
 import type {SeedSpace} from '../universe/seeds.js';
 import type {LiveLine} from './liveLine.js';
+import {forTerminal, jsonText} from '../util/outsideText.js';
 
 /* What `batch` prints: run figures, the summary, progress, the plan of a dry run. */
 
@@ -74,13 +75,13 @@ export function progressPrinter(io: IO, liveLine: LiveLine, mode: 'text' | 'json
 		// The command says what will run (its own header line); nothing to print per item here.
 		if (event.type === 'planned') return;
 		if (event.type === 'notice') {
-			if (mode === 'jsonl') io.stdout.write(`${JSON.stringify(event)}\n`);
-			else io.stderr.write(`cultureconverse: ${event.message}\n`);
+			if (mode === 'jsonl') io.stdout.write(`${jsonText(event)}\n`);
+			else io.stderr.write(`cultureconverse: ${forTerminal(event.message)}\n`);
 			return;
 		}
 		if (mode === 'jsonl') {
-			if (event.type === 'item_finished') io.stdout.write(`${JSON.stringify({type: event.type, ...event.item})}\n`);
-			else if (event.type === 'item_failed') io.stdout.write(`${JSON.stringify({type: event.type, message: event.message, ...event.item})}\n`);
+			if (event.type === 'item_finished') io.stdout.write(`${jsonText({type: event.type, ...event.item})}\n`);
+			else if (event.type === 'item_failed') io.stdout.write(`${jsonText({type: event.type, message: event.message, ...event.item})}\n`);
 			return;
 		}
 		if (mode !== 'text' || event.type === 'call_retried') return;
@@ -94,7 +95,7 @@ export function progressPrinter(io: IO, liveLine: LiveLine, mode: 'text' | 'json
 			const item = event.item;
 			io.stderr.write(`[${done}/${total}] ${item.errorFlag ?? item.status} ${item.seedId}${item.trial > 1 ? ` #${item.trial}` : ''} · 3H ${stat(item.threeH)} TDQ ${stat(item.tdq)} clean ${item.clean === null ? '–' : item.clean ? 'yes' : 'no'} · ${item.sessionId}\n`);
 		} else if (event.type === 'item_failed') {
-			io.stderr.write(`[${done}/${total}] could not run ${event.item.seedId}: ${event.message}\n`);
+			io.stderr.write(`[${done}/${total}] could not run ${event.item.seedId}: ${forTerminal(event.message)}\n`);
 		}
 	};
 	return Object.assign(print, {done: () => liveLine.end()});

@@ -1,4 +1,5 @@
-import {existsSync, readFileSync} from 'node:fs';
+import {existsSync} from 'node:fs';
+import {readBoundedText} from '../util/boundedRead.js';
 import {z} from 'zod';
 import {registerSchema} from '../domain/registry.js';
 import {Metric} from '../domain/session.js';
@@ -19,7 +20,8 @@ registerSchema('human-rating', HumanRating, 'one human rating for `report agreem
 /** Reads ratings, naming the file and line of anything malformed; a rater rating twice is an error too. */
 export function readRatings(file: string): Rating[] {
 	if (!existsSync(file)) throw new UserError(`File not found: ${file}`);
-	const text = readFileSync(file, 'utf8');
+	// Bounded and type-checked: a folder, a FIFO or /dev/zero named as the ratings file is a clear error.
+	const text = readBoundedText(file, {what: 'ratings file', maxBytes: 256 * 1024 * 1024, followLinks: true});
 	const rows: Array<{line: number; value: unknown}> = [];
 	if (/\.csv$/i.test(file)) {
 		const records = parseCsv(text);

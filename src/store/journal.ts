@@ -3,7 +3,7 @@ import path from 'node:path';
 import {writeAll, writeFileAtomic} from '../util/atomicWrite.js';
 import {formatBytes, readBounded} from '../util/boundedRead.js';
 import {UserError} from '../util/errors.js';
-import {StorageError, asStorageError, storing} from '../util/storageError.js';
+import {StorageError, asStorageError} from '../util/storageError.js';
 import {ensureDir} from '../util/ensureDir.js';
 
 /*

@@ -8,7 +8,7 @@ import {type Lock, acquireLock} from './lock.js';
 import {SessionIndex, type SessionSetup, SessionSummary} from '../domain/sessionSummary.js';
 import {shortHash} from '../util/hash.js';
 import {removeStaleTemps, writeFileAtomic} from '../util/atomicWrite.js';
-import {formatBytes, readBoundedText} from '../util/boundedRead.js';
+import {readBoundedText} from '../util/boundedRead.js';
 import {UserError, zodProblems} from '../util/errors.js';
 import {SessionTooLarge, storing} from '../util/storageError.js';
 
@@ -346,6 +346,17 @@ export function readSession(file: string): Session {
 		}
 	}
 	return snapshot;
+}
+
+/**
+ * The session's file as `replay --json` prints it: the snapshot as saved, or for a running session
+ * (only its journal exists so far) the snapshot its journal folds into, in the same disk format.
+ */
+export function rawSessionText(file: string): string {
+	const snapshot = file.endsWith('.journal.jsonl') ? `${file.slice(0, -'.journal.jsonl'.length)}.json` : file;
+	const journal = `${snapshot.slice(0, -'.json'.length)}.journal.jsonl`;
+	if (existsSync(snapshot) && !existsSync(journal)) return readBoundedText(snapshot, {what: 'session file', maxBytes: MAX_FILE_BYTES, followLinks: true}).trimEnd();
+	return JSON.stringify(encodeSession(readSession(snapshot)));
 }
 
 /** @deprecated the name before journals: reads one session (see readSession). */

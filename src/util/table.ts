@@ -1,4 +1,5 @@
 import chalk from 'chalk';
+import {safeText} from './terminalText.js';
 
 export type Column<T> = {
 	header: string;
@@ -10,7 +11,9 @@ export type Column<T> = {
 
 /** A plain aligned text table; header in bold when the stream supports colour. */
 export function renderTable<T>(rows: readonly T[], columns: ReadonlyArray<Column<T>>): string {
-	const cells = rows.map((row) => columns.map((column) => truncate(String(column.value(row)), column.max)));
+	// Cells show outside text (file names, rater names, model names a server listed): no control sequence
+	// in them reaches the terminal; only the colour (SGR) of cells this program coloured itself stays.
+	const cells = rows.map((row) => columns.map((column) => truncate(withoutControls(String(column.value(row))), column.max)));
 	const widths = columns.map((column, index) => Math.max(column.header.length, ...cells.map((row) => displayWidth(row[index]!))));
 	const line = (values: string[]) =>
 		values
@@ -38,4 +41,12 @@ export function displayWidth(text: string): number {
 		width += code >= 0x1100 && (code <= 0x115f || (code >= 0x2e80 && code <= 0xa4cf) || (code >= 0xac00 && code <= 0xd7a3) || (code >= 0xf900 && code <= 0xfaff) || (code >= 0xff00 && code <= 0xff60) || (code >= 0xffe0 && code <= 0xffe6)) ? 2 : 1;
 	}
 	return width;
+}
+
+/** SGR colour sequences (what chalk writes) kept, every other control sequence and character removed. */
+function withoutControls(text: string): string {
+	if (!/[\u0000-\u001f\u007f-\u009f]/.test(text)) return text;
+	const colours: string[] = [];
+	const marked = text.replace(/\u001b\[[0-9;]*m/g, (sequence) => `\u{F0000}${colours.push(sequence) - 1}\u{F0001}`);
+	return safeText(marked).replace(/\u{F0000}(\d+)\u{F0001}/gu, (_, index: string) => colours[Number(index)]!);
 }
