@@ -90,7 +90,7 @@ export const httpFetch: typeof fetch = async (input, init = {}) => {
 				chunks.push(chunk);
 				if (!budget?.take(chunk.byteLength, announced)) return;
 				incoming.removeAllListeners('data').removeAllListeners('end').destroy();
-				const partial = Buffer.concat(chunks);
+				const partial = Buffer.concat(chunks).subarray(0, budget.limitBytes);
 				resolve(new Response(status >= 200 && status < 300 ? cutCompletion(partial) : new Uint8Array(partial.buffer as ArrayBuffer, partial.byteOffset, partial.byteLength), meta));
 			});
 			incoming.once('end', () => {
