@@ -153,15 +153,18 @@ async function runOrResume(context: CommandContext): Promise<number> {
 	} else {
 		const selection = selectionOf(flags, io);
 		const seeds = selectSeeds(space, selection);
+		const items = seeds.length * selection.trials * Math.max(1, episode.variants?.length ?? 1);
+		// A dry run reports from the seeds: the items (seeds x trials x variants) are never made, so
+		// `--sample 1000000 --trials 100 --dry-run` stays small (it once ran out of memory at 4 GB).
+		if (flags['dryRun']) return printPlan(io, flags, planReport({name, selection, episode, seeds, items}));
+		if (items > MAX_BATCH_ITEMS) throw new UserError(`Batch '${name}' would have ${items.toLocaleString('en')} episodes (${seeds.length.toLocaleString('en')} seeds x ${selection.trials} trial(s)${episode.variants ? ` x ${episode.variants.length} variants` : ''}); a batch may have at most ${MAX_BATCH_ITEMS.toLocaleString('en')}: draw a --sample, use fewer --trials, or split it into several batches.`);
 		const createdAt = new Date().toISOString();
 		manifest = {format: 'cultureconverse.batch', version: 1, name, createdAt, updatedAt: createdAt, selection, episode, items: planItems(name, seeds, selection.trials, episode.variants ?? [])};
 	}
 
 	if (flags['dryRun']) {
-		const plan = planReport(manifest, space);
-		if (flags['json']) writeJson(io, plan);
-		else write(io, plan.text);
-		return ExitCode.ok;
+		const seeds = [...new Set(manifest.items.map((item) => item.seedId))].map((id) => space.get(id));
+		return printPlan(io, flags, planReport({name, selection: manifest.selection, episode: manifest.episode, seeds, items: manifest.items.length}));
 	}
 
 	const queue = flags['queue'] === undefined ? null : await queueSetup(flags, episode);
@@ -247,6 +250,19 @@ async function runOrResume(context: CommandContext): Promise<number> {
 	}
 	if (result.interrupted) return ExitCode.interrupted;
 	return summary.byStatus.error > 0 ? ExitCode.episodeError : ExitCode.ok;
+}
+
+/**
+ * Most episodes one batch may plan: a million. Its manifest is then about 200 MB, and a journal and
+ * a snapshot of it still fit in what one process can read and write (a JavaScript string stops at
+ * about 512 MB).
+ */
+const MAX_BATCH_ITEMS = 1_000_000;
+
+function printPlan(io: IO, flags: Flags, plan: ReturnType<typeof planReport>): number {
+	if (flags['json']) writeJson(io, plan);
+	else write(io, plan.text);
+	return ExitCode.ok;
 }
 
 async function showStatus(context: CommandContext): Promise<number> {

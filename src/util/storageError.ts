@@ -19,6 +19,8 @@ const STORAGE_CODES: Readonly<Record<string, string>> = {
 	EPERM: 'operation not permitted',
 	EIO: 'an input/output error (a failing disk or a lost network mount)',
 	ENOTDIR: 'a part of the path is not a folder',
+	// On a write: the folder vanished meanwhile, or takes no new files (a system folder such as /proc).
+	ENOENT: 'the folder is gone, or takes no new files',
 	EISDIR: 'the path is a folder',
 	ELOOP: 'the path is a symbolic link (journals and locks are never opened through links)',
 	EMFILE: 'too many open files in this process',
@@ -37,6 +39,8 @@ function advice(code: string, folder: string): string {
 		case 'EACCES':
 		case 'EPERM':
 			return `this user may not write in ${folder}: fix its permissions or give another folder (e.g. --sessions-dir), then run the same command again`;
+		case 'ENOENT':
+			return `${folder} was removed meanwhile or is a system folder that takes no files (such as /proc): give a folder of your own (e.g. --sessions-dir), then run the same command again`;
 		case 'ELOOP':
 			return `replace the link with the file itself (the tool never writes through a link, which may lead outside ${folder})`;
 		case 'EMFILE':

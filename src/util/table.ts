@@ -14,7 +14,8 @@ export function renderTable<T>(rows: readonly T[], columns: ReadonlyArray<Column
 	// Cells show outside text (file names, rater names, model names a server listed): no control sequence
 	// in them reaches the terminal; only the colour (SGR) of cells this program coloured itself stays.
 	const cells = rows.map((row) => columns.map((column) => truncate(withoutControls(String(column.value(row))), column.max)));
-	const widths = columns.map((column, index) => Math.max(column.header.length, ...cells.map((row) => displayWidth(row[index]!))));
+	// A loop, not Math.max(...cells): spreading 125k rows as arguments overflowed the stack.
+	const widths = columns.map((column, index) => cells.reduce((widest, row) => Math.max(widest, displayWidth(row[index]!)), column.header.length));
 	const line = (values: string[]) =>
 		values
 			.map((value, index) => {
