@@ -281,7 +281,9 @@ export async function runWorker(options: WorkerOptions): Promise<{done: number}>
 	};
 
 	/** Records (and says, when the reason is new) that this worker does not serve `name` now. */
-	const refuse = async (name: string, reason: string) => {
+	const refuse = async (name: string, why: string) => {
+		// One line: it goes to this worker's log and, through Redis, to the coordinator's.
+		const reason = why.replace(/\s*\n\s*/g, ' ');
 		const before = refused.get(name);
 		const attempts = (before?.attempts ?? 0) + 1;
 		const delay = Math.min(60_000, 2000 * 2 ** (attempts - 1));

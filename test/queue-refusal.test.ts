@@ -1,0 +1,79 @@
+/**
+ * A worker whose preflight fails once (issue 21 item 7): the endpoint is briefly down (a loopback
+ * proxy in front of the OpenAI-compatible fake drops every connection) when the worker first sees the
+ * batch. It used to refuse that
+ * batch for good while the coordinator waited for ever; now it tries again with backoff and serves the
+ * batch once the endpoint answers, and the coordinator says which worker refused and why. A real
+ * redis-server and real CLI processes; skipped, saying why, when redis-server is not installed.
+ */
+import assert from 'node:assert/strict';
+import {type ChildProcess, spawn} from 'node:child_process';
+import {mkdirSync, mkdtempSync, rmSync} from 'node:fs';
+import {tmpdir} from 'node:os';
+import path from 'node:path';
+import {setTimeout as sleep} from 'node:timers/promises';
+import {after, before, describe, it} from 'node:test';
+import {type FakeOpenAI, startFakeOpenAI} from './helpers/fakeOpenAI.js';
+import {hasRedisServer, type RedisServer, startRedis} from './helpers/redisServer.js';
+import {scriptedModel} from './helpers/scriptedModel.js';
+import {switchableProxy} from './helpers/switchableProxy.js';
+
+const CLI = ['--import', import.meta.resolve('tsx'), path.resolve('src/cli.tsx')];
+const skip = hasRedisServer() ? false : 'redis-server is not installed (apt-get install redis-server); .ci/run installs it';
+
+type Proc = {child: ChildProcess; stderr: () => string; stdout: () => string; exited: Promise<number | null>};
+function start(args: string[], env: NodeJS.ProcessEnv, cwd: string): Proc {
+	const child = spawn(process.execPath, [...CLI, ...args], {cwd, env, stdio: ['ignore', 'pipe', 'pipe']});
+	let out = '';
+	let err = '';
+	child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
+	child.stderr!.on('data', (chunk: Buffer) => (err += chunk.toString()));
+	return {child, stdout: () => out, stderr: () => err, exited: new Promise((resolve) => child.on('close', (code) => resolve(code)))};
+}
+
+async function until(what: string, condition: () => boolean, context: () => string, timeoutMs = 60_000): Promise<void> {
+	const deadline = Date.now() + timeoutMs;
+	while (!condition()) {
+		if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}\n${context().slice(-3000)}`);
+		await sleep(50);
+	}
+}
+
+describe('a queue worker whose preflight failed', {skip}, () => {
+	let work: string;
+	let redis: RedisServer;
+	let fake: FakeOpenAI;
+	let proxy: Awaited<ReturnType<typeof switchableProxy>>;
+	const procs: Proc[] = [];
+
+	before(async () => {
+		work = mkdtempSync(path.join(tmpdir(), 'cc-refusal-'));
+		mkdirSync(path.join(work, 'redis'));
+		redis = await startRedis(path.join(work, 'redis'));
+		fake = await startFakeOpenAI({models: ['fake-model'], handler: scriptedModel()});
+		proxy = await switchableProxy(fake.baseURL, {down: true});
+	});
+	after(async () => {
+		for (const proc of procs) if (proc.child.exitCode === null) proc.child.kill('SIGKILL');
+		await redis?.stop();
+		await fake?.close();
+		await proxy?.close();
+		rmSync(work, {recursive: true, force: true});
+	});
+
+	it('tries the batch again with backoff and serves it once the endpoint answers; the coordinator says who refused and why', async () => {
+		const env = {PATH: process.env['PATH'], HOME: process.env['HOME'], CULTURECONVERSE_HOME: path.join(work, 'home'), CULTURECONVERSE_EMBEDDER: 'hash', OPENAI_API_KEY: 'sk-test-refusal-0000', OPENAI_BASE_URL: proxy.baseURL};
+		const worker = start(['worker', '--queue', redis.url, '--sessions-dir', path.join(work, 'w'), '--parallel', '2'], env, work);
+		procs.push(worker);
+		// The coordinator checked nothing itself (--no-preflight): the worker's check is what meets the outage.
+		const coordinator = start(['batch', '--name', 'refused', '--region', 'TH', '--sample', '2', '--max-turns', '1', '--judge-mode', 'combined', '--model', 'fake-model', '--generator-model', 'mock', '--validator-model', 'mock', '--no-preflight', '--sessions-dir', path.join(work, 'c'), '--queue', redis.url], env, work);
+		procs.push(coordinator);
+		const both = () => `--- worker\n${worker.stderr()}\n--- coordinator\n${coordinator.stderr()}`;
+		await until('the worker to refuse the batch', () => /batch refused: not served: .*trying again in 2 s/.test(worker.stderr()), both);
+		await until('the coordinator to name the refusing worker', () => /worker \S+ on \S+ does not serve batch refused: .*; it tries again/.test(coordinator.stderr()), both);
+		proxy.setDown(false);
+		assert.equal(await coordinator.exited, 0, both());
+		assert.match(worker.stderr(), /batch refused: its preflight passes now \(after \d+ refusal\(s\)\)/);
+		assert.match(coordinator.stdout(), /Batch refused: 2\/2 completed/);
+	});
+});
