@@ -7,37 +7,19 @@
  * redis-server and real CLI processes; skipped, saying why, when redis-server is not installed.
  */
 import assert from 'node:assert/strict';
-import {type ChildProcess, spawn} from 'node:child_process';
 import {mkdirSync, mkdtempSync, rmSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import path from 'node:path';
-import {setTimeout as sleep} from 'node:timers/promises';
 import {after, before, describe, it} from 'node:test';
 import {type FakeOpenAI, startFakeOpenAI} from './helpers/fakeOpenAI.js';
 import {hasRedisServer, type RedisServer, startRedis} from './helpers/redisServer.js';
 import {scriptedModel} from './helpers/scriptedModel.js';
+import {type Proc, startCli, until} from './helpers/cliProcess.js';
 import {switchableProxy} from './helpers/switchableProxy.js';
 
-const CLI = ['--import', import.meta.resolve('tsx'), path.resolve('src/cli.tsx')];
 const skip = hasRedisServer() ? false : 'redis-server is not installed (apt-get install redis-server); .ci/run installs it';
 
-type Proc = {child: ChildProcess; stderr: () => string; stdout: () => string; exited: Promise<number | null>};
-function start(args: string[], env: NodeJS.ProcessEnv, cwd: string): Proc {
-	const child = spawn(process.execPath, [...CLI, ...args], {cwd, env, stdio: ['ignore', 'pipe', 'pipe']});
-	let out = '';
-	let err = '';
-	child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
-	child.stderr!.on('data', (chunk: Buffer) => (err += chunk.toString()));
-	return {child, stdout: () => out, stderr: () => err, exited: new Promise((resolve) => child.on('close', (code) => resolve(code)))};
-}
-
-async function until(what: string, condition: () => boolean, context: () => string, timeoutMs = 60_000): Promise<void> {
-	const deadline = Date.now() + timeoutMs;
-	while (!condition()) {
-		if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}\n${context().slice(-3000)}`);
-		await sleep(50);
-	}
-}
+const start = startCli;
 
 describe('a queue worker whose preflight failed', {skip}, () => {
 	let work: string;

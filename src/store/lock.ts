@@ -1,6 +1,6 @@
-import {closeSync, constants, linkSync, openSync, renameSync, rmSync} from 'node:fs';
+import {linkSync, renameSync, rmSync} from 'node:fs';
 import {hostname} from 'node:os';
-import {scratchFile, writeAll} from '../util/atomicWrite.js';
+import {scratchFile, writeNewFile} from '../util/atomicWrite.js';
 import {readBoundedText} from '../util/boundedRead.js';
 import {UserError} from '../util/errors.js';
 import {processAlive} from '../util/processAlive.js';
@@ -51,12 +51,7 @@ function create(file: string, info: LockInfo): boolean {
 	const scratch = scratchName(file, 'new');
 	try {
 		// Written and checked whole before it is linked into place; a disk that cannot take it is a StorageError.
-		const fd = openSync(scratch, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o644);
-		try {
-			writeAll(fd, Buffer.from(JSON.stringify(info)));
-		} finally {
-			closeSync(fd);
-		}
+		writeNewFile(scratch, Buffer.from(JSON.stringify(info)));
 	} catch (error) {
 		rmSync(scratch, {force: true});
 		throw asStorageError(error, file, 'create the lock') ?? error;
@@ -70,12 +65,7 @@ function create(file: string, info: LockInfo): boolean {
 		if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP' && code !== 'ENOSYS') throw asStorageError(error, file, 'create the lock') ?? error;
 		// A file system without hard links: exclusive creation, with the small window described above.
 		try {
-			const fd = openSync(file, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o644);
-			try {
-				writeAll(fd, Buffer.from(JSON.stringify(info)));
-			} finally {
-				closeSync(fd);
-			}
+			writeNewFile(file, Buffer.from(JSON.stringify(info)));
 			return true;
 		} catch (fallback) {
 			if ((fallback as NodeJS.ErrnoException).code === 'EEXIST') return false;

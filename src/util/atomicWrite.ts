@@ -33,18 +33,26 @@ export function writeFileAtomic(file: string, text: string | Uint8Array, options
 	const temp = scratchFile(file, 'write');
 	try {
 		storing(file, 'write', () => {
-			const fd = openSync(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o644);
-			try {
-				writeAll(fd, typeof text === 'string' ? Buffer.from(text) : text);
-				if (options.sync) fsyncSync(fd);
-			} finally {
-				closeSync(fd);
-			}
+			writeNewFile(temp, typeof text === 'string' ? Buffer.from(text) : text, options);
 			renameSync(temp, file);
 		});
 	} catch (error) {
 		rmSync(temp, {force: true});
 		throw error;
+	}
+}
+
+/**
+ * Creates `file` (never an existing one, never through a link) holding exactly `bytes`: every byte
+ * count checked, flushed first when `sync`. Throws EEXIST when the name is taken.
+ */
+export function writeNewFile(file: string, bytes: Uint8Array, options: {sync?: boolean} = {}): void {
+	const fd = openSync(file, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o644);
+	try {
+		writeAll(fd, bytes);
+		if (options.sync) fsyncSync(fd);
+	} finally {
+		closeSync(fd);
 	}
 }
 
