@@ -1,4 +1,5 @@
-import {closeSync, existsSync, openSync, readSync, rmSync, statSync, writeFileSync} from 'node:fs';
+import {closeSync, existsSync, openSync, readSync, rmSync, statSync} from 'node:fs';
+import {writeFileAtomic} from '../util/atomicWrite.js';
 import type {Redis} from 'ioredis';
 import {checkpointKeys} from './keys.js';
 
@@ -77,7 +78,8 @@ export async function retireCheckpoint(redis: Redis, sessionId: string): Promise
  */
 export function restoreJournal(journalFile: string, snapshotFile: string, lines: readonly string[]): void {
 	if (lines.length === 0) return;
-	writeFileSync(journalFile, `${lines.join('\n')}\n`);
+	// Whole or not at all (a journal is never met cut before its first line), and never through a link.
+	writeFileAtomic(journalFile, `${lines.join('\n')}\n`);
 	if (existsSync(snapshotFile)) rmSync(snapshotFile);
 }
 

@@ -8,6 +8,7 @@ import type {Session} from '../domain/session.js';
 import {encodeSession} from '../store/sessionCodec.js';
 import {readSession, type SessionStore} from '../store/sessionStore.js';
 import {errorMessage} from '../util/errors.js';
+import {findStorageError} from '../util/storageError.js';
 import {retireCheckpoint, seedCheckpoint} from './checkpoint.js';
 import {placeSession, unpackSession} from './delivery.js';
 import {BATCHES_KEY, PREFIX, refusalsKey, resultQueueName, workQueueName} from './keys.js';
@@ -171,7 +172,9 @@ export async function queueExecutor(options: QueueExecutorOptions): Promise<Queu
 				else if (message.shared) readSession(store.fileFor(message.sessionId));
 				else throw new Error('the worker sent no session file');
 			} catch (error) {
-				end = {kind: 'start_failed', message: `worker ${message.worker}: ${errorMessage(error)}${message.shared ? ` (it wrote to a shared folder, which must be ${store.dir} here)` : ''}`};
+				// This folder cannot take the session (disk full, read-only): a storage stop, not the item's failure.
+				const storage = findStorageError(error);
+				end = storage ? {kind: 'storage', code: storage.code, message: storage.message} : {kind: 'start_failed', message: `worker ${message.worker}: ${errorMessage(error)}${message.shared ? ` (it wrote to a shared folder, which must be ${store.dir} here)` : ''}`};
 			}
 		}
 		for (const call of message.calls) context.onCall(call);
