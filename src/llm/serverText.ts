@@ -21,11 +21,17 @@ export function fromServerOrNull(text: string | null | undefined, keys: readonly
 }
 
 /**
+ * The end of a text that may be the start of a key shaped like a provider's (`sk-...`, `gsk_...`,
+ * `Bearer ...`): held back while it grows, since those are masked by their shape, whole.
+ */
+const KEY_HEAD = /(?:^|[^A-Za-z0-9_-])((?:s|sk|sk-[A-Za-z0-9_-]*|g|gs|gsk|gsk_[A-Za-z0-9]*|h|hf|hf_[A-Za-z0-9]*|x|xa|xai|xai-[A-Za-z0-9]*|A|AI|AIz|AIza[0-9A-Za-z_-]*|B|Be|Bea|Bear|Beare|Bearer|Bearer\s+[A-Za-z0-9._~+/=-]*))$/;
+
+/**
  * Streamed tokens through `fromServer` before a listener sees them. A key can arrive split over
- * several tokens, so the end of the text is held back while it could be the start of one: a trailing
- * run of characters keys are made of (letters, digits, `-_.+/=%~`), or any tail that is a piece of a
- * known key; the rest goes out at once, so a reply still streams word by word. A cut never falls
- * inside a masked range. `flush` sends what is held once the reply is complete.
+ * several tokens, so the end of the text is held back while it could be the start of one (a tail
+ * that is a piece of a known key, or the beginning of a key-shaped word); everything before goes out
+ * at once, so a reply still streams word by word, and a cut never falls inside a masked range.
+ * `flush` sends what is held once the reply is complete.
  */
 export function maskedTokenStream(onToken: (delta: string) => void, keys: readonly string[]): {push: (delta: string) => void; flush: () => void} {
 	const known = keys.filter((key) => key.length >= 8);
@@ -36,10 +42,9 @@ export function maskedTokenStream(onToken: (delta: string) => void, keys: readon
 	};
 	/** How much of the end of `text` might be the beginning of a key. */
 	const heldTail = (text: string): number => {
-		let tail = /[A-Za-z0-9._~+/=%-]*$/.exec(text)?.[0].length ?? 0;
+		let tail = KEY_HEAD.exec(text.slice(-hold))?.[1]?.length ?? 0;
 		for (let n = Math.min(text.length, hold); n > tail; n--) {
-			const end = text.slice(-n);
-			if (known.some((key) => key.includes(end))) {
+			if (known.some((key) => key.includes(text.slice(-n)))) {
 				tail = n;
 				break;
 			}

@@ -91,15 +91,24 @@ export function restoreJournal(journalFile: string, snapshotFile: string, lines:
 export class JournalTail {
 	private offset = 0;
 	private partial = '';
+	private ino = -1;
 
 	constructor(private readonly file: string) {}
 
 	read(): string[] {
 		if (!existsSync(this.file)) return [];
-		const size = statSync(this.file).size;
-		if (size < this.offset) {
+		const {size, ino} = statSync(this.file);
+		if (ino !== this.ino) {
+			// A new journal (the store writes each run's first line by a rename): from its start.
+			this.ino = ino;
 			this.offset = 0;
 			this.partial = '';
+		} else if (size < this.offset) {
+			// The same journal cut back: an append that failed part-way (a full disk) was undone. The
+			// fragment read meanwhile is dropped; the lines before it were streamed already.
+			this.offset = size;
+			this.partial = '';
+			return [];
 		}
 		if (size === this.offset) return [];
 		const buffer = Buffer.alloc(size - this.offset);
