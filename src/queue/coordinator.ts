@@ -202,10 +202,13 @@ export async function queueExecutor(options: QueueExecutorOptions): Promise<Queu
 
 	// The queue emptied while items are still followed (Redis restarted without its data, jobs removed
 	// by hand): they are put back. Placing is idempotent, so a false alarm costs only look-ups.
+	// Refusals are said within a second: a batch no worker serves would otherwise just seem slow.
+	const refusals = setInterval(() => {
+		if (!stopped) void reportRefusals().catch(() => undefined);
+	}, 1000);
+	refusals.unref();
 	const sweep = setInterval(() => {
-		if (stopped) return;
-		void reportRefusals().catch(() => undefined);
-		if (placed === null) return;
+		if (placed === null || stopped) return;
 		void (async () => {
 			const [mine, back] = await Promise.all([work.getJobCounts('waiting', 'active', 'delayed', 'prioritized'), results.getJobCounts('waiting', 'active', 'delayed', 'prioritized')]);
 			const first = endpoints[0];
@@ -253,6 +256,7 @@ export async function queueExecutor(options: QueueExecutorOptions): Promise<Queu
 		async close() {
 			stopped = true;
 			clearInterval(sweep);
+			clearInterval(refusals);
 			await placed;
 			await taker.close();
 			await Promise.all([events.close(), work.close(), results.close()]);
