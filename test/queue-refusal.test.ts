@@ -3,11 +3,14 @@
  * proxy in front of the OpenAI-compatible fake drops every connection) when the worker first sees the
  * batch. It used to refuse that
  * batch for good while the coordinator waited for ever; now it tries again with backoff and serves the
- * batch once the endpoint answers, and the coordinator says which worker refused and why. A real
- * redis-server and real CLI processes; skipped, saying why, when redis-server is not installed.
+ * batch once the endpoint answers, and the coordinator says which worker refused and why. The
+ * assistant's replies echo a canary key in several forms: no queue delivery carries it (the sessions
+ * both sides wrote, the worker's outbox, Redis's append-only file with the streamed checkpoints). A
+ * real redis-server and real CLI processes; skipped, saying why, when redis-server is not installed.
  */
 import assert from 'node:assert/strict';
-import {mkdirSync, mkdtempSync, rmSync} from 'node:fs';
+import {randomBytes} from 'node:crypto';
+import {mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import path from 'node:path';
 import {after, before, describe, it} from 'node:test';
@@ -17,6 +20,7 @@ import {scriptedModel} from './helpers/scriptedModel.js';
 import {type Proc, startCli, until} from './helpers/cliProcess.js';
 import {switchableProxy} from './helpers/switchableProxy.js';
 
+const KEY = `sk-proj-${randomBytes(24).toString('hex')}`;
 const skip = hasRedisServer() ? false : 'redis-server is not installed (apt-get install redis-server); .ci/run installs it';
 
 const start = startCli;
@@ -32,7 +36,7 @@ describe('a queue worker whose preflight failed', {skip}, () => {
 		work = mkdtempSync(path.join(tmpdir(), 'cc-refusal-'));
 		mkdirSync(path.join(work, 'redis'));
 		redis = await startRedis(path.join(work, 'redis'));
-		fake = await startFakeOpenAI({models: ['fake-model'], handler: scriptedModel()});
+		fake = await startFakeOpenAI({models: ['fake-model'], handler: scriptedModel({assistant: () => `Cook together. ${KEY} and ${KEY.slice('sk-proj-'.length)} and ${Buffer.from(`Bearer ${KEY}`).toString('base64')}`})});
 		proxy = await switchableProxy(fake.baseURL, {down: true});
 	});
 	after(async () => {
@@ -44,7 +48,7 @@ describe('a queue worker whose preflight failed', {skip}, () => {
 	});
 
 	it('tries the batch again with backoff and serves it once the endpoint answers; the coordinator says who refused and why', async () => {
-		const env = {PATH: process.env['PATH'], HOME: process.env['HOME'], CULTURECONVERSE_HOME: path.join(work, 'home'), CULTURECONVERSE_EMBEDDER: 'hash', OPENAI_API_KEY: 'sk-test-refusal-0000', OPENAI_BASE_URL: proxy.baseURL};
+		const env = {PATH: process.env['PATH'], HOME: process.env['HOME'], CULTURECONVERSE_HOME: path.join(work, 'home'), CULTURECONVERSE_EMBEDDER: 'hash', OPENAI_API_KEY: KEY, OPENAI_BASE_URL: proxy.baseURL};
 		const worker = start(['worker', '--queue', redis.url, '--sessions-dir', path.join(work, 'w'), '--parallel', '2'], env, work);
 		procs.push(worker);
 		// The coordinator checked nothing itself (--no-preflight): the worker's check is what meets the outage.
@@ -57,5 +61,12 @@ describe('a queue worker whose preflight failed', {skip}, () => {
 		assert.equal(await coordinator.exited, 0, both());
 		assert.match(worker.stderr(), /batch refused: its preflight passes now \(after \d+ refusal\(s\)\)/);
 		assert.match(coordinator.stdout(), /Batch refused: 2\/2 completed/);
+		const forms = [KEY, KEY.slice('sk-proj-'.length), Buffer.from(KEY).toString('base64').slice(2, -2)];
+		const files = (dir: string): string[] => readdirSync(dir, {withFileTypes: true}).flatMap((entry) => (entry.isDirectory() ? files(path.join(dir, entry.name)) : [path.join(dir, entry.name)]));
+		const delivered = files(work).filter((file) => !file.includes(`${path.sep}home${path.sep}`));
+		assert.ok(delivered.some((file) => file.includes(`${path.sep}redis${path.sep}`)), 'Redis\'s data is among the files read');
+		assert.ok(delivered.some((file) => file.includes(`${path.sep}redis${path.sep}`) && readFileSync(file, 'latin1').includes('Cook together. [redacted]')), 'the streamed checkpoints in Redis hold the masked reply');
+		for (const file of delivered) for (const form of forms) assert.ok(!readFileSync(file, 'latin1').includes(form), `${file} holds the key`);
+		for (const output of [worker.stdout(), worker.stderr(), coordinator.stdout(), coordinator.stderr()]) for (const form of forms) assert.ok(!output.includes(form));
 	});
 });
