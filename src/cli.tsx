@@ -18,6 +18,20 @@ const stop = (code: number) => () => {
 process.on('SIGINT', stop(130));
 process.on('SIGTERM', stop(143));
 
+// A reader that stopped reading (`batch status X | head`, `seeds --json | head`) closes the pipe:
+// writing more fails with EPIPE. Like any Unix tool the command then stops quietly with exit 0,
+// instead of a stack trace; a command with work in flight stops as it would on Ctrl-C, saving it.
+let pipeClosed = false;
+for (const stream of [process.stdout, process.stderr]) {
+	stream.on('error', (error: NodeJS.ErrnoException) => {
+		if (error.code !== 'EPIPE') throw error;
+		if (pipeClosed) return;
+		pipeClosed = true;
+		if (!controller.signal.aborted) controller.abort();
+		setTimeout(() => process.exit(0), 5000).unref();
+	});
+}
+
 const io: IO = {
 	stdout: process.stdout,
 	stderr: process.stderr,
@@ -33,4 +47,4 @@ const code = await main(process.argv.slice(2), io, {
 });
 // A command interrupted by SIGTERM reports 130 like any interruption; the shell convention for a
 // terminated process is 143.
-process.exitCode = code === 130 && stopCode === 143 ? 143 : code;
+process.exitCode = pipeClosed ? 0 : code === 130 && stopCode === 143 ? 143 : code;

@@ -5,6 +5,7 @@ import {ExitCode, UserError, errorMessage} from './util/errors.js';
 import {workspaceDir} from './util/paths.js';
 import {nearMatches} from './util/suggest.js';
 import {maskSecrets} from './llm/secrets.js';
+import {forTerminal} from './util/outsideText.js';
 import {ModelCallError, SETUP_FAILURES} from './llm/types.js';
 import path from 'node:path';
 
@@ -76,6 +77,28 @@ function checkUnknownFlags(argv: readonly string[], specs: Record<string, FlagSp
 	}
 }
 
+/**
+ * A flag that takes a value but was given none (`--parallel` last, or right before another flag):
+ * meow leaves it unset, so the command ran with its default as if the flag had not been typed.
+ */
+function checkFlagValues(argv: readonly string[], specs: Record<string, FlagSpec>): void {
+	const byName = new Map<string, FlagSpec>();
+	for (const [name, spec] of Object.entries(specs)) {
+		byName.set(kebab(name), spec);
+		if (spec.shortFlag) byName.set(spec.shortFlag, spec);
+	}
+	for (let i = 0; i < argv.length; i++) {
+		const arg = argv[i]!;
+		if (arg === '--') break;
+		if (!arg.startsWith('-') || /^-\d/.test(arg) || arg.includes('=')) continue;
+		const spec = byName.get(arg.replace(/^--?/, ''));
+		if (!spec || spec.type === 'boolean') continue;
+		const next = argv[i + 1];
+		if (next === undefined || (next.startsWith('-') && !/^-\d/.test(next))) throw new UserError(`${arg} needs a value (${spec.type === 'number' ? 'a number' : 'a value'}): ${spec.description}.`);
+		i++;
+	}
+}
+
 export type MainOptions = {
 	/** Opens the TUI; injected so tests can assert it is (or is not) started. */
 	openTui?: (io: IO, request: TuiRequest) => Promise<number>;
@@ -126,6 +149,7 @@ export async function main(argv: readonly string[], io: IO, options: MainOptions
 		const rest = argv.slice(1);
 		const specs = {...command.flags, ...globalFlags};
 		checkUnknownFlags(rest, specs);
+		checkFlagValues(rest, specs);
 		const {default: meow} = await import('meow');
 		const cli = meow({
 			importMeta: import.meta,
@@ -145,8 +169,9 @@ export async function main(argv: readonly string[], io: IO, options: MainOptions
 		const tui = openTui && io.stdout.isTTY && io.stdin.isTTY ? (request: TuiRequest) => openTui(io, request) : undefined;
 		return await command.run({args: cli.input, flags: cli.flags as Flags, io, universe, help, tui});
 	} catch (error) {
-		// Whatever a server said may hold a key it echoed: every message is masked on the way out.
-		const mask = (text: string) => maskSecrets(text, knownKeys(io.env));
+		// Whatever a server said may hold a key it echoed, and an argument, a file's line or a server's
+		// body may hold terminal control sequences: every message is masked and cleaned on the way out.
+		const mask = (text: string) => forTerminal(maskSecrets(text, knownKeys(io.env)));
 		if (error instanceof UserError) {
 			io.stderr.write(`cultureconverse: ${mask(error.message)}\n`);
 			return error.exitCode;

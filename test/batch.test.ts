@@ -221,3 +221,29 @@ describe('batch: the live progress line', () => {
 		assert.equal(plain, 'message\n', 'off a terminal: no status line, messages pass through');
 	});
 });
+
+describe('batch: against a dead server (issue 24 item 5)', () => {
+	it('network failures stop it after --stop-after items; the printed command, run as printed once the server is back, finishes it; the counter counts the rerun right', async () => {
+		const {switchableProxy} = await import('./helpers/switchableProxy.js');
+		// The harness's loopback server behind a port that drops every connection: a server that is down.
+		const proxy = await switchableProxy(h.fake.baseURL, {down: true});
+		after(() => proxy.close());
+		h.fake.setHandler(scriptedModel());
+		const first = await batch(['--name', 'dead', '--region', 'TH', '--sample', '5', '--parallel', '1', '--stop-after', '2', '--model', 'fake-model', '--generator-model', 'fake-model', '--base-url', proxy.baseURL, '--no-preflight', '--max-turns', '1']);
+		assert.equal(first.code, 2, first.stderr);
+		assert.match(first.stderr, /Stopped: 2 items in a row failed the same way \(network, generator role\); nothing more was started/);
+		assert.match(first.stderr, /could not be reached after every retry: check that it is running/);
+		const manifest = manifestOf('dead');
+		assert.deepEqual(manifest.items.map((item) => item.status), ['error', 'error', 'pending', 'pending', 'pending'], 'two items failed, nothing more was started');
+		const printed = /Then continue with: npx cultureconverse (batch .*)\n/.exec(first.stderr)?.[1];
+		assert.ok(printed, first.stderr);
+		for (const flag of ['--model fake-model', `--base-url ${proxy.baseURL}`, '--no-preflight', '--stop-after 2', '--parallel 1', `--sessions-dir ${h.sessionsDir}`]) assert.ok(printed.includes(flag), `the command carries ${flag}: ${printed}`);
+
+		proxy.setDown(false);
+		const again = await runCli(printed.split(' '), {env: h.env, cwd: h.cwd});
+		assert.equal(again.code, 0, again.stderr);
+		assert.match(again.stdout, /Batch dead: 5\/5 completed/);
+		// Each item of the rerun counted once, in order: the two retried errors no longer hold the counter back.
+		assert.deepEqual([...again.stderr.matchAll(/^\[(\d+)\/5\]/gm)].map((match) => Number(match[1])), [1, 2, 3, 4, 5]);
+	});
+});

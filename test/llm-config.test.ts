@@ -152,7 +152,7 @@ describe('llm config file validation', () => {
 
 describe('llm model flags', () => {
 	it('covers the documented flags, with --no-cache as the negation of cache', () => {
-		assert.deepEqual(Object.keys(modelFlags).sort(), ['assistantModel', 'baseUrl', 'cache', 'concurrency', 'config', 'generatorModel', 'judgeModel', 'model', 'preflight', 'provider', 'record', 'simulatorModel', 'stream', 'validatorModel']);
+		assert.deepEqual(Object.keys(modelFlags).sort(), ['assistantModel', 'baseUrl', 'cache', 'concurrency', 'config', 'generatorModel', 'judgeModel', 'maxReplyKb', 'model', 'preflight', 'provider', 'record', 'simulatorModel', 'stream', 'validatorModel']);
 		assert.equal(modelFlags['cache']!.type, 'boolean');
 		assert.equal(modelFlags['cache']!.default, true);
 		assert.equal(modelFlags['concurrency']!.type, 'number');

@@ -6,7 +6,6 @@
  * redis-server is not installed (.ci/run installs it).
  */
 import assert from 'node:assert/strict';
-import {type ChildProcess, spawn} from 'node:child_process';
 import {existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import path from 'node:path';
@@ -18,32 +17,13 @@ import {parseJson, runCli} from './helpers/cli.js';
 import {type FakeOpenAI, startFakeOpenAI} from './helpers/fakeOpenAI.js';
 import {hasRedisServer, type RedisServer, startRedis} from './helpers/redisServer.js';
 import {scriptedModel} from './helpers/scriptedModel.js';
+import {type Proc, startCli, until} from './helpers/cliProcess.js';
 
-const CLI = ['--import', import.meta.resolve('tsx'), path.resolve('src/cli.tsx')];
 // Three turns and one combined judge call keep each episode short; the queue is what is under test.
 const MODELS = ['--model', 'fake-model', '--generator-model', 'mock', '--validator-model', 'mock', '--no-cache', '--max-turns', '3', '--judge-mode', 'combined'];
 const skip = hasRedisServer() ? false : 'redis-server is not installed (apt-get install redis-server); .ci/run installs it';
 
-type Proc = {child: ChildProcess; stdout: () => string; stderr: () => string; exited: Promise<number | null>};
-
-function start(args: string[], env: NodeJS.ProcessEnv, cwd: string): Proc {
-	const child = spawn(process.execPath, [...CLI, ...args], {cwd, env, stdio: ['ignore', 'pipe', 'pipe']});
-	let out = '';
-	let err = '';
-	child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
-	child.stderr!.on('data', (chunk: Buffer) => (err += chunk.toString()));
-	const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
-	return {child, stdout: () => out, stderr: () => err, exited};
-}
-
-/** Awaits a condition (never a fixed sleep), failing with what the processes said when it does not come. */
-async function until(what: string, condition: () => boolean, context: () => string, timeoutMs = 60_000): Promise<void> {
-	const deadline = Date.now() + timeoutMs;
-	while (!condition()) {
-		if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}\n${context().slice(-4000)}`);
-		await sleep(50);
-	}
-}
+const start = startCli;
 
 const count = (text: string, pattern: RegExp) => (text.match(pattern) ?? []).length;
 const sessionFiles = (dir: string) => readdirSync(dir).filter((name) => name.endsWith('.json') && !name.startsWith('.'));

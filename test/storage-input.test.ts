@@ -113,3 +113,92 @@ describe('storage: large input', () => {
 		assert.deepEqual(after.turns.slice(0, waiting.turns.length), waiting.turns, 'what was saved before is unchanged');
 	});
 });
+
+/*
+ * Inputs that crashed or hung (issue 21 item 8), each through the real CLI: a closed pipe, a listing
+ * of the whole seed space, seed files that are not files, a huge dry run, a sessions folder that
+ * takes no files, a flag without its value, a running session printed as JSON.
+ */
+describe('storage: inputs that crashed or hung', () => {
+	const REPO = path.resolve(import.meta.dirname, '..');
+	const CLI = ['--import', import.meta.resolve('tsx'), path.join(REPO, 'src', 'cli.tsx')];
+
+	it('a reader that closes the pipe early (`seeds --json | head`) ends the command quietly with exit 0', async () => {
+		const {spawn} = await import('node:child_process');
+		const child = spawn(process.execPath, [...CLI, 'seeds', '--limit', '0', '--json'], {cwd: root, env, stdio: ['ignore', 'pipe', 'pipe']});
+		let stderr = '';
+		child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+		// Like `head -1`: read one chunk, then close the read end.
+		await new Promise<void>((resolve) => child.stdout.once('data', () => resolve()));
+		child.stdout.destroy();
+		const code = await new Promise<number | null>((resolve) => child.once('exit', (exit) => resolve(exit)));
+		assert.equal(code, 0, stderr);
+		assert.equal(stderr, '', 'no stack trace, no message');
+	});
+
+	it('`seeds --limit 0` streams every one of the 146,160 seeds', async () => {
+		const listed = await runCli(['seeds', '--limit', '0'], {env, cwd: root});
+		assert.equal(listed.code, 0, listed.stderr);
+		const lines = listed.stdout.trimEnd().split('\n');
+		assert.equal(lines.length, 146_160 + 2, 'a header, every seed, the closing count');
+		assert.match(lines.at(-1)!, /^146160 shown \(offset 0\)/);
+	});
+
+	it('a seed file that is a folder, /dev/zero or a FIFO without a writer is a clear error (exit 2), never a hang or an abort', async () => {
+		const {spawnSync} = await import('node:child_process');
+		const fifo = path.join(root, 'seeds.fifo');
+		assert.equal(spawnSync('mkfifo', [fifo]).status, 0);
+		for (const [file, kind] of [[root, 'a folder'], ['/dev/zero', 'a device'], [fifo, 'a named pipe \\(FIFO\\)']] as const) {
+			const result = await cli(['batch', '--name', 'sf', '--seed-file', file, '--dry-run']);
+			assert.equal(result.code, 2, result.stderr);
+			assert.match(result.stderr, new RegExp(`is ${kind}, not a seed file`));
+			assert.doesNotMatch(result.stderr, /internal error/);
+		}
+	});
+
+	it('`--sample 1000000 --trials 100 --dry-run` plans millions of episodes without making them; running it is refused, naming the limit', async () => {
+		// One region keeps the test short; the whole space (14.6 million episodes) is the same path (bench: 200 MB RSS).
+		const dry = await cli(['batch', '--name', 'huge', '--region', 'MY', '--sample', '1000000', '--trials', '100', '--dry-run', '--json']);
+		assert.equal(dry.code, 0, dry.stderr);
+		const plan = parseJson<{seeds: number; items: number}>(dry.stdout);
+		assert.equal(plan.items, plan.seeds * 100);
+		assert.ok(plan.items > 1_000_000, `${plan.items} episodes`);
+		const run = await cli(['batch', '--name', 'huge', '--region', 'MY', '--sample', '1000000', '--trials', '100']);
+		assert.equal(run.code, 2);
+		assert.match(run.stderr, new RegExp(`would have ${plan.items.toLocaleString('en')} episodes .*a batch may have at most 1,000,000`));
+		assert.equal(existsSync(path.join(sessions, 'batches', 'huge.json')), false);
+	});
+
+	it('`--sessions-dir /proc` is refused with the folder named (it once spun at full CPU, deaf to SIGTERM)', async () => {
+		for (const args of [['batch', '--name', 'p', '--region', 'SG', '--sample', '1'], ['run', '--seed', 'sg-chinese-christian-a18-f:culinary.dietary-rules.01']]) {
+			const result = await runCli([...args, '--sessions-dir', '/proc'], {env, cwd: root});
+			assert.equal(result.code, 2, result.stderr);
+			assert.match(result.stderr, /cannot create .*\/proc\/.*: (EROFS|ENOENT) .*give a (writable folder|folder of your own)/);
+		}
+	});
+
+	it('a flag that takes a value but was given none is an error, not silently ignored', async () => {
+		for (const args of [['batch', '--name', 'v', '--parallel'], ['batch', '--parallel', '--name', 'v'], ['seeds', '--limit']]) {
+			const result = await runCli(args, {env, cwd: root});
+			assert.equal(result.code, 2, args.join(' '));
+			assert.match(result.stderr, new RegExp(`${args.find((arg) => arg === '--parallel' || arg === '--limit')} needs a value \\(a number\\)`));
+		}
+	});
+
+	it('`replay <running-id> --print --json` prints the running session (only its journal exists)', async () => {
+		const controller = new AbortController();
+		const running = runCli(['run', '--seed', 'sg-malay-muslim-a35-m:culinary.dietary-rules.01', '--sessions-dir', sessions], {env: {...env, CULTURECONVERSE_MOCK_PACE_MS: '5'}, cwd: root, signal: controller.signal});
+		// Stopped while it runs: the session keeps its journal and no snapshot.
+		while (!(existsSync(sessions) && readdirSync(sessions).some((name) => name.startsWith('2') && name.endsWith('.journal.jsonl')))) await new Promise((resolve) => setImmediate(resolve));
+		controller.abort();
+		assert.equal((await running).code, 130);
+		const journal = readdirSync(sessions).find((name) => name.startsWith('2') && name.endsWith('.journal.jsonl'))!;
+		const id = journal.slice(0, -'.journal.jsonl'.length);
+		assert.equal(existsSync(path.join(sessions, `${id}.json`)), false);
+		const printed = await cli(['replay', id, '--print', '--json']);
+		assert.equal(printed.code, 0, printed.stderr);
+		const disk = parseJson<{id: string; format: string; version: number}>(printed.stdout);
+		assert.deepEqual([disk.id, disk.format, disk.version], [id, 'cultureconverse.session', 2]);
+		assert.equal(readSession(path.join(sessions, journal)).id, id);
+	});
+});

@@ -7,6 +7,7 @@ import type {EpisodeOptions} from '../episode/createSession.js';
 import type {EpisodeEngine} from '../episode/engine.js';
 import type {EngineEvent} from '../episode/events.js';
 import {errorMessage} from '../util/errors.js';
+import {SessionTooLarge, findStorageError} from '../util/storageError.js';
 
 /*
  * One batch item, start to end, on whatever thread runs it: the in-process runner and the worker
@@ -24,9 +25,16 @@ export type ItemSettings = {
 export type ItemEnd =
 	/** It could not even start or resume (a damaged session file, a lock held elsewhere). */
 	| {readonly kind: 'start_failed'; readonly message: string}
-	/** The engine threw: a bug, not a model failure. */
+	/** The engine threw: a bug, not a model failure (or a session past its size limit: errorFlag SESSION_TOO_LARGE). */
 	| {readonly kind: 'internal'; readonly patch: Partial<BatchItem>; readonly message: string}
-	| {readonly kind: 'done'; readonly patch: Partial<BatchItem>; readonly session: {readonly id: string; readonly status: SessionStatus; readonly errorKind?: string; readonly errorRole?: ModelRole; readonly errorMessage?: string}};
+	/**
+	 * The session could not be saved: the folder is full, read-only, not writable or failing (`code`
+	 * is the errno). The session stays as last saved and resumable; the item's status is left as it
+	 * was, so the next run picks it up.
+	 */
+	| {readonly kind: 'storage'; readonly code: string; readonly message: string}
+	/** `alreadyEnded`: a resumed session that had ended before this run (nothing ran: not this run's work). */
+	| {readonly kind: 'done'; readonly patch: Partial<BatchItem>; readonly alreadyEnded?: boolean; readonly session: {readonly id: string; readonly status: SessionStatus; readonly errorKind?: string; readonly errorRole?: ModelRole; readonly errorMessage?: string}};
 
 export type ItemHooks = {
 	readonly started: (status: SessionStatus, resumed: boolean) => void;
@@ -82,20 +90,30 @@ export async function executeItem(runtime: Runtime, item: BatchItem, seedOf: (se
 			engine = await startItem(runtime, item, seedOf, settings, listener);
 		}
 	} catch (error) {
-		return {kind: 'start_failed', message: errorMessage(error)};
+		return stopped(error) ?? {kind: 'start_failed', message: errorMessage(error)};
 	}
+	const endedBefore = resumed && engine.session.status === 'completed';
 	hooks.started(engine.session.status, resumed);
 	try {
 		await engine.runToEnd(signal);
 	} catch (error) {
 		engine.close();
-		return {kind: 'internal', patch: {...itemPatch(engine.session), status: 'error', errorFlag: 'INTERNAL'}, message: errorMessage(error)};
+		return stopped(error) ?? {kind: 'internal', patch: {...itemPatch(engine.session), status: 'error', errorFlag: 'INTERNAL'}, message: errorMessage(error)};
 	}
 	engine.close();
 	const session = engine.session;
 	return {
 		kind: 'done',
 		patch: itemPatch(session),
+		...(endedBefore ? {alreadyEnded: true} : {}),
 		session: {id: session.id, status: session.status, ...(session.error?.kind ? {errorKind: session.error.kind} : {}), ...(session.error?.role ? {errorRole: session.error.role} : {}), ...(session.error ? {errorMessage: session.error.message} : {})},
 	};
+}
+
+/** A storage failure or a session past its size limit as the item's end; null for anything else. */
+function stopped(error: unknown): ItemEnd | null {
+	const storage = findStorageError(error);
+	if (storage) return {kind: 'storage', code: storage.code, message: storage.message};
+	if (error instanceof SessionTooLarge) return {kind: 'internal', patch: {status: 'error', errorFlag: 'SESSION_TOO_LARGE'}, message: error.message};
+	return null;
 }

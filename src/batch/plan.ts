@@ -1,4 +1,5 @@
-import {existsSync, readFileSync} from 'node:fs';
+import {existsSync} from 'node:fs';
+import {readBoundedText} from '../util/boundedRead.js';
 import type {BatchItem, BatchSelection, BatchVariant} from '../domain/batch.js';
 import type {Seed} from '../domain/seed.js';
 import {type SeedSpace, tierOf} from '../universe/seeds.js';
@@ -11,12 +12,17 @@ export function checkBatchName(name: string): string {
 	return name;
 }
 
+/** Largest seed file read: 64 MB, ten times every seed id with comments. */
+const MAX_SEED_FILE_BYTES = 64 * 1024 * 1024;
+
 /** Seed ids from a file: one per line; blank lines and lines starting with # are ignored. */
 export function readSeedFile(file: string, space: SeedSpace): Seed[] {
 	if (!existsSync(file)) throw new UserError(`File not found: ${file}`);
 	const seeds: Seed[] = [];
 	const seen = new Set<string>();
-	readFileSync(file, 'utf8')
+	// Its type checked before it is opened, and read up to a limit: a folder, /dev/zero or a FIFO
+	// without a writer is a clear error (they were an EISDIR internal error, an abort and a hang).
+	readBoundedText(file, {what: 'seed file', maxBytes: MAX_SEED_FILE_BYTES, limitHint: 'all 146,160 seed ids take about 6 MB', followLinks: true})
 		.split('\n')
 		.forEach((raw, index) => {
 			const line = raw.trim();

@@ -1,4 +1,4 @@
-import {closeSync, existsSync, openSync, readSync, renameSync, statSync} from 'node:fs';
+import {existsSync, renameSync} from 'node:fs';
 import type {Runtime} from '../app/runtime.js';
 import type {BatchItem, BatchItemStatus, BatchManifest} from '../domain/batch.js';
 import {callPrice} from '../llm/pricing.js';
@@ -9,16 +9,23 @@ import {type Executor, inProcessExecutor, workerExecutor} from './executors.js';
 import {type ItemSettings, startItem} from './item.js';
 import type {WorkerInit} from './workerProtocol.js';
 import {readSession} from '../store/sessionStore.js';
-import {SetupBreaker, type SetupStop} from '../llm/breaker.js';
+import {SetupBreaker, type SetupStop, type StorageStop} from '../llm/breaker.js';
 import type {Seed} from '../domain/seed.js';
 import type {EpisodeOptions} from '../episode/createSession.js';
 import type {BatchStore, BatchWriter} from '../store/batchStore.js';
 import {errorMessage} from '../util/errors.js';
+import {findStorageError} from '../util/storageError.js';
 import {eachLimited} from '../util/limited.js';
 
 /** Where a batch stands, counted as items change (never by re-reading the manifest). */
 export type BatchProgress = {
 	readonly total: number;
+	/**
+	 * Items settled for this run: those it does not run (finished before, or errors it leaves), and
+	 * those whose turn in this run is over. An errored item being retried is not settled until its
+	 * retry ends (counting completed + error made a rerun's counter stand still: "[9/12]" eight times).
+	 */
+	readonly done: number;
 	readonly byStatus: Readonly<Record<BatchItemStatus, number>>;
 	/** Mean 3H of the completed items so far (null before the first). */
 	readonly meanThreeH: number | null;
@@ -86,6 +93,11 @@ export type RunBatchResult = {
 	readonly completed: number;
 	/** Set when the batch stopped on a repeated set-up failure. */
 	readonly stopped: BatchStop | null;
+	/**
+	 * Set when the batch stopped because its folder could not be written (disk full, read-only,
+	 * permissions): its message names the file, the folder, the errno and what to do.
+	 */
+	readonly storage: StorageStop | null;
 };
 
 /** Items this run works on: everything unfinished, and errors unless told to leave them. */
@@ -116,33 +128,27 @@ export function pairGroups(manifest: BatchManifest, todo: readonly number[]): nu
 	return [...groups.values()];
 }
 
-/** Throws unless the file starts a JSON object and ends one: what a cut write cannot fake. */
-function assertWhole(file: string): void {
-	const size = statSync(file).size;
-	const fd = openSync(file, 'r');
-	try {
-		const head = Buffer.alloc(1);
-		const tail = Buffer.alloc(Math.min(64, size));
-		readSync(fd, head, 0, 1, 0);
-		readSync(fd, tail, 0, tail.length, Math.max(0, size - tail.length));
-		if (size < 2 || head.toString() !== '{' || !tail.toString().trimEnd().endsWith('}')) throw new Error(`${file} is cut short (${size} bytes, not a whole JSON object)`);
-	} finally {
-		closeSync(fd);
-	}
-}
-
 /**
  * Items whose session file is gone or unreadable although the manifest has them started or done (a
  * deleted or damaged file): they are run again. An unreadable file is set aside first
  * (`<id>.json.unreadable-<time>`, never deleted), so no saved work is lost and the rerun starts clean.
+ * Finished sessions are checked through the folder's listing (`SessionStore.list`): parsed and
+ * validated against the schema once, then answered from its index while unchanged, so a rerun of a
+ * 20,000-episode batch costs a look at each file's inode, not a parse. A session that is whole JSON
+ * but breaks the schema is unreadable too (it used to count as `lost` in `report` and never run again).
  */
 function recoverLost(manifest: BatchManifest, runtime: Runtime, notice: (message: string) => void, remote: boolean): number[] {
 	const lost: number[] = [];
+	const finished = manifest.items.some((item) => item.status === 'completed');
+	const listing = finished ? runtime.store.list() : {sessions: [], problems: []};
+	const readable = new Set(listing.sessions.map((summary) => summary.id));
+	const problems = new Map(listing.problems.map((problem) => [problem.file, problem.message]));
 	manifest.items.forEach((item, index) => {
 		if (item.status === 'pending') return;
 		// Items running on a queue's workers have their sessions there until they end.
 		if (remote && item.status !== 'completed' && item.status !== 'error') return;
 		const file = runtime.store.fileFor(item.sessionId);
+		const journal = runtime.store.journalFor(item.sessionId);
 		if (!runtime.store.exists(item.sessionId)) {
 			// Said, so a rerun never looks like "0 to run" while it quietly redoes work (or seems to skip it).
 			notice(`session ${item.sessionId} is missing although the batch had it ${item.errorFlag ?? item.status}; run again`);
@@ -150,14 +156,14 @@ function recoverLost(manifest: BatchManifest, runtime: Runtime, notice: (message
 			return;
 		}
 		try {
-			// A finished session is only checked for being whole (a cut file never ends its object): a
-			// rerun of a 20,000-episode batch would otherwise parse and validate every file (about 3 ms
-			// each). Unfinished ones are read in full, as resuming them is about to.
-			if (item.status === 'completed' && !existsSync(runtime.store.journalFor(item.sessionId))) assertWhole(file);
-			else readSession(file);
+			if (item.status === 'completed') {
+				const problem = problems.get(file) ?? problems.get(journal);
+				if (problem !== undefined) throw new Error(problem);
+				if (!readable.has(item.sessionId)) readSession(file);
+			} else readSession(file);
 		} catch (error) {
 			const stamp = new Date().toISOString().replace(/[:.]/g, '-');
-			for (const candidate of [file, runtime.store.journalFor(item.sessionId)]) if (existsSync(candidate)) renameSync(candidate, `${candidate}.unreadable-${stamp}`);
+			for (const candidate of [file, journal]) if (existsSync(candidate)) renameSync(candidate, `${candidate}.unreadable-${stamp}`);
 			notice(`session ${item.sessionId} could not be read (${errorMessage(error).slice(0, 160)}); set aside as *.unreadable-${stamp} and run again`);
 			lost.push(index);
 		}
@@ -175,18 +181,34 @@ function recoverLost(manifest: BatchManifest, runtime: Runtime, notice: (message
  * usage is summed as calls arrive.
  */
 export async function runBatch(input: RunBatchInput): Promise<RunBatchResult> {
-	const {runtime, store} = input;
+	const {store} = input;
 	const notice = (message: string) => input.onEvent?.({type: 'notice', message});
 	const writer = store.open(input.manifest, notice);
-	// The user's Ctrl-C, or the batch's own stop after repeated set-up failures.
+	// The user's Ctrl-C, or the batch's own stop after repeated set-up failures or a folder that cannot be written.
 	const breaker = new SetupBreaker(input.stopAfter ?? 3, input.signal);
+	let result: RunBatchResult;
 	try {
-		return await runOpen(input, writer, breaker, notice);
-	} finally {
+		result = await runOpen(input, writer, breaker, notice);
+	} catch (error) {
 		breaker.dispose();
-		// The snapshot and the lock's release, also when the run could not even start its threads.
-		writer.close();
+		try {
+			writer.close();
+		} catch {
+			// The run's own failure is the one to report; the journal stays for the next run.
+		}
+		throw error;
 	}
+	breaker.dispose();
+	// The snapshot and the lock's release (last). A snapshot the disk refuses stops the batch like any
+	// other storage failure: the journal stays, so the manifest still reads whole.
+	try {
+		writer.close();
+	} catch (error) {
+		const storage = findStorageError(error);
+		if (!storage) throw error;
+		return {...result, storage: result.storage ?? {code: storage.code, count: 1, message: storage.message, id: null}};
+	}
+	return result;
 }
 
 async function runOpen(input: RunBatchInput, writer: BatchWriter, breaker: SetupBreaker, notice: (message: string) => void): Promise<RunBatchResult> {
@@ -195,8 +217,20 @@ async function runOpen(input: RunBatchInput, writer: BatchWriter, breaker: Setup
 	const manifest = writer.manifest;
 	const now = input.now ?? (() => new Date());
 	const at = () => now().toISOString();
+	// A journal line that cannot be written stops the batch at once (nothing more could be recorded);
+	// the change stays in memory, for the snapshot written on close if the disk lets it.
+	const record = (index: number, patch: Partial<BatchItem>): BatchItem => {
+		try {
+			return writer.update(index, patch, at());
+		} catch (error) {
+			const storage = findStorageError(error);
+			if (!storage) throw error;
+			breaker.storageFailure({code: storage.code, message: storage.message, id: null, now: true});
+			return manifest.items[index]!;
+		}
+	};
 	const recovered = recoverLost(manifest, runtime, notice, Boolean(input.executor));
-	for (const index of recovered) writer.update(index, {status: 'pending', threeH: null, tdq: null, clean: null, errorFlag: null, termination: null}, at());
+	for (const index of recovered) record(index, {status: 'pending', threeH: null, tdq: null, clean: null, errorFlag: null, termination: null});
 	const todo = itemsToRun(manifest, input.retryErrors ?? true);
 	// Never more threads than items, counted after recovery (before it, a rerun of lost items looked like nothing to do).
 	const threads = input.workers ? Math.max(1, Math.min(input.workers.count, todo.length)) : 1;
@@ -224,11 +258,13 @@ async function runOpen(input: RunBatchInput, writer: BatchWriter, breaker: Setup
 			threeHCount++;
 		}
 	}
-	const progress = (): BatchProgress => ({total: manifest.items.length, byStatus: {...byStatus}, meanThreeH: threeHCount > 0 ? threeHSum / threeHCount : null});
+	// Settled for this run: every item it does not run, and each whose turn ends.
+	let settled = manifest.items.length - todo.length;
+	const progress = (): BatchProgress => ({total: manifest.items.length, done: settled, byStatus: {...byStatus}, meanThreeH: threeHCount > 0 ? threeHSum / threeHCount : null});
 	let completed = 0;
 	const update = (index: number, patch: Partial<BatchItem>) => {
 		const before = manifest.items[index]!;
-		const item = writer.update(index, patch, at());
+		const item = record(index, patch);
 		if (before.status !== item.status) {
 			byStatus[before.status]--;
 			byStatus[item.status]++;
@@ -244,7 +280,22 @@ async function runOpen(input: RunBatchInput, writer: BatchWriter, breaker: Setup
 		return item;
 	};
 
+	// Counted before the item's closing event, so the line it prints counts the item itself.
+	const counted = new Set<number>();
+	const settle = (index: number) => {
+		if (counted.has(index)) return;
+		counted.add(index);
+		settled++;
+	};
 	const runItem = async (index: number) => {
+		try {
+			await runOne(index);
+		} finally {
+			settle(index);
+		}
+	};
+
+	const runOne = async (index: number) => {
 		const item = manifest.items[index]!;
 		// On a queue, a paired variant's first variant ended on some worker and its session is now here:
 		// the variant starts here from its blueprint and shards, and a worker goes on from that start.
@@ -252,7 +303,8 @@ async function runOpen(input: RunBatchInput, writer: BatchWriter, breaker: Setup
 			const start = await startShared(runtime, item, input.seedOf, settings);
 			if (start) {
 				const failed = update(index, {status: 'error', errorFlag: 'START_FAILED', attempts: item.attempts + 1});
-				input.onEvent?.({type: 'item_failed', item: failed, message: start, progress: progress()});
+				settle(index);
+			input.onEvent?.({type: 'item_failed', item: failed, message: start, progress: progress()});
 				return;
 			}
 		}
@@ -262,19 +314,30 @@ async function runOpen(input: RunBatchInput, writer: BatchWriter, breaker: Setup
 		});
 		if (end.kind === 'start_failed') {
 			const failed = update(index, {status: 'error', errorFlag: 'START_FAILED', attempts: item.attempts + 1});
+			settle(index);
 			input.onEvent?.({type: 'item_failed', item: failed, message: end.message, progress: progress()});
 			return;
 		}
 		if (end.kind === 'internal') {
 			const failed = update(index, end.patch);
+			settle(index);
 			input.onEvent?.({type: 'item_failed', item: failed, message: end.message, progress: progress()});
+			return;
+		}
+		if (end.kind === 'storage') {
+			// The session stays as last saved; the item keeps its status, so the next run resumes it.
+			breaker.storageFailure({code: end.code, message: end.message, id: item.sessionId});
+			settle(index);
+			input.onEvent?.({type: 'item_failed', item: manifest.items[index]!, message: end.message, progress: progress()});
 			return;
 		}
 		const {session} = end;
 		if (session.status === 'completed') breaker.success();
 		else if (session.status === 'error') breaker.failure({kind: session.errorKind, role: session.errorRole, message: session.errorMessage ?? '', id: session.id});
 		const finished = update(index, end.patch);
-		if (finished.status === 'completed') completed++;
+		// A session that had ended before this run (its manifest line was lost) is not this run's work.
+		if (finished.status === 'completed' && !end.alreadyEnded) completed++;
+		settle(index);
 		if (!signal.aborted || finished.status === 'completed' || finished.status === 'error') input.onEvent?.({type: 'item_finished', item: finished, progress: progress()});
 	};
 
@@ -292,5 +355,5 @@ async function runOpen(input: RunBatchInput, writer: BatchWriter, breaker: Setup
 		await executor.close();
 	}
 	const unfinished = manifest.items.some((item) => item.status !== 'completed' && item.status !== 'error');
-	return {manifest, interrupted: Boolean(input.signal?.aborted) && unfinished, usage, completed, stopped: breaker.stopped};
+	return {manifest, interrupted: Boolean(input.signal?.aborted) && unfinished, usage, completed, stopped: breaker.stopped, storage: breaker.storageStopped};
 }

@@ -6,6 +6,10 @@ import {episodeOptionsFromFlags} from '../app/episodes.js';
 import {createRuntime, episodeRoles, type Runtime, runtimeFlags, sessionsDir} from '../app/runtime.js';
 import {checkBatchName, planItems, selectSeeds, variantsOf} from '../batch/plan.js';
 import {type BatchEvent, runBatch} from '../batch/runner.js';
+import {resumeCommand} from '../batch/resumeCommand.js';
+import {outageAdvice, OUTAGE_FAILURES} from '../llm/breaker.js';
+import type {FailureKind} from '../llm/types.js';
+import {canonicalJson} from '../util/canonicalJson.js';
 import {type BatchSummary, summarizeBatch} from '../batch/summary.js';
 import {type BatchEpisodeConfig, BatchManifest, type BatchSelection} from '../domain/batch.js';
 import {registerSchema} from '../domain/registry.js';
@@ -135,10 +139,12 @@ async function runOrResume(context: CommandContext): Promise<number> {
 	if (planned) {
 		manifest = planned;
 		const asked = selectionOf(flags, io);
-		if (given(flags, SELECTION_FLAGS).length > 0 && JSON.stringify(asked) !== JSON.stringify(manifest.selection)) {
+		// Compared as values, not as JSON text: a manifest read back from disk has its keys in the
+		// schema's order, so a paired batch's own command was once refused as "another selection".
+		if (given(flags, SELECTION_FLAGS).length > 0 && canonicalJson(asked) !== canonicalJson(manifest.selection)) {
 			throw new UserError(`Batch '${name}' was planned with another selection (${describeSelection(manifest.selection)}). Rerun it with no seed flags to resume it, or give a new --name.`);
 		}
-		const changedEpisode = EPISODE_FLAGS.filter((flag) => flags[flag] !== undefined).length > 0 && JSON.stringify({...episode, bestOf: episode.bestOf ?? null, models: null}) !== JSON.stringify({...manifest.episode, bestOf: manifest.episode.bestOf ?? null, models: null});
+		const changedEpisode = EPISODE_FLAGS.filter((flag) => flags[flag] !== undefined).length > 0 && canonicalJson({...episode, bestOf: episode.bestOf ?? null, models: null}) !== canonicalJson({...manifest.episode, bestOf: manifest.episode.bestOf ?? null, models: null});
 		if (changedEpisode) throw new UserError(`Batch '${name}' runs ${describeVariants(manifest.episode)} / ${manifest.episode.judgeMode} / max ${manifest.episode.maxTurns} turns${manifest.episode.bestOf ? ` / best of ${manifest.episode.bestOf}` : ''}; resume it without --lang, --mode, --judge-mode, --max-turns or --best-of, or give a new --name.`);
 		const models = ModelRole.options.filter((role) => manifest.episode.models[role] !== episode.models[role]);
 		if (models.length > 0 && !flags['allowModelChange']) {
@@ -147,15 +153,18 @@ async function runOrResume(context: CommandContext): Promise<number> {
 	} else {
 		const selection = selectionOf(flags, io);
 		const seeds = selectSeeds(space, selection);
+		const items = seeds.length * selection.trials * Math.max(1, episode.variants?.length ?? 1);
+		// A dry run reports from the seeds: the items (seeds x trials x variants) are never made, so
+		// `--sample 1000000 --trials 100 --dry-run` stays small (it once ran out of memory at 4 GB).
+		if (flags['dryRun']) return printPlan(io, flags, planReport({name, selection, episode, seeds, items}));
+		if (items > MAX_BATCH_ITEMS) throw new UserError(`Batch '${name}' would have ${items.toLocaleString('en')} episodes (${seeds.length.toLocaleString('en')} seeds x ${selection.trials} trial(s)${episode.variants ? ` x ${episode.variants.length} variants` : ''}); a batch may have at most ${MAX_BATCH_ITEMS.toLocaleString('en')}: draw a --sample, use fewer --trials, or split it into several batches.`);
 		const createdAt = new Date().toISOString();
 		manifest = {format: 'cultureconverse.batch', version: 1, name, createdAt, updatedAt: createdAt, selection, episode, items: planItems(name, seeds, selection.trials, episode.variants ?? [])};
 	}
 
 	if (flags['dryRun']) {
-		const plan = planReport(manifest, space);
-		if (flags['json']) writeJson(io, plan);
-		else write(io, plan.text);
-		return ExitCode.ok;
+		const seeds = [...new Set(manifest.items.map((item) => item.seedId))].map((id) => space.get(id));
+		return printPlan(io, flags, planReport({name, selection: manifest.selection, episode: manifest.episode, seeds, items: manifest.items.length}));
 	}
 
 	const queue = flags['queue'] === undefined ? null : await queueSetup(flags, episode);
@@ -215,22 +224,45 @@ async function runOrResume(context: CommandContext): Promise<number> {
 	progress.done();
 	const summary = summarizeBatch(result.manifest);
 	const run = runFigures(result.usage, Date.now() - started, result.completed);
+	// Every flag this run needed to reach its models, so the printed command really carries on.
+	const resume = resumeCommand(name, flags, batchCommand.flags);
+	const stoppedEarly = Boolean(result.stopped || result.storage);
 	if (mode === 'text') {
 		write(io, summaryText(summary, run));
-		if (!result.stopped && (result.interrupted || summary.byStatus.error > 0 || summary.byStatus.pending > 0 || summary.byStatus.running > 0)) {
-			io.stderr.write(`${result.interrupted ? 'Interrupted. ' : ''}Continue with: npx cultureconverse batch --name ${name}${summary.byStatus.error > 0 ? ' (items with an error flag are retried; --skip-errors leaves them)' : ''}\n`);
+		if (!stoppedEarly && (result.interrupted || summary.byStatus.error > 0 || summary.byStatus.pending > 0 || summary.byStatus.running > 0)) {
+			io.stderr.write(`${result.interrupted ? 'Interrupted. ' : ''}Continue with: ${resume}${summary.byStatus.error > 0 ? ' (items with an error flag are retried; --skip-errors leaves them)' : ''}\n`);
 		}
 	} else {
-		writeJson(io, {type: 'batch_summary', manifest: store.fileFor(name), interrupted: result.interrupted, stopped: result.stopped, ...summary, run});
+		writeJson(io, {type: 'batch_summary', manifest: store.fileFor(name), interrupted: result.interrupted, stopped: result.stopped, storage: result.storage, resume, ...summary, run});
 	}
-	if (result.stopped && queue) await queue.pause(name);
+	if (stoppedEarly && queue) await queue.pause(name).catch(() => undefined);
+	if (result.storage) {
+		// The folder cannot be written: its message names the file, the folder, the errno and what to do.
+		const {count, message} = result.storage;
+		io.stderr.write(`\nStopped: the sessions folder could not be written${count > 1 ? ` (${count} items in a row)` : ''}; nothing more was started${queue ? ' (the queue is paused)' : ''}, and everything saved before it is kept.\n  ${message}\n  Then continue with: ${resume}\n`);
+		return ExitCode.badInput;
+	}
 	if (result.stopped) {
 		const {role, kind, count, message} = result.stopped;
-		io.stderr.write(`\nStopped: ${count} items in a row failed the same way (${kind}, ${role} role); nothing more was started${queue ? ' (the queue is paused: workers take none of its jobs)' : ''} and everything is saved.\n  ${message}\n  ${setupAdvice(kind, role, runtime.gateway.settings(role), runtime.settings.apiKeyEnv[role], message)}\n  Then continue with: npx cultureconverse batch --name ${name}\n`);
+		const advice = OUTAGE_FAILURES.has(kind as FailureKind) ? outageAdvice(kind, role, runtime.gateway.settings(role).baseURL) : setupAdvice(kind, role, runtime.gateway.settings(role), runtime.settings.apiKeyEnv[role], message);
+		io.stderr.write(`\nStopped: ${count} items in a row failed the same way (${kind}, ${role} role); nothing more was started${queue ? ' (the queue is paused: workers take none of its jobs)' : ''} and everything is saved.\n  ${message}\n  ${advice}\n  Then continue with: ${resume}\n`);
 		return ExitCode.badInput;
 	}
 	if (result.interrupted) return ExitCode.interrupted;
 	return summary.byStatus.error > 0 ? ExitCode.episodeError : ExitCode.ok;
+}
+
+/**
+ * Most episodes one batch may plan: a million. Its manifest is then about 200 MB, and a journal and
+ * a snapshot of it still fit in what one process can read and write (a JavaScript string stops at
+ * about 512 MB).
+ */
+const MAX_BATCH_ITEMS = 1_000_000;
+
+function printPlan(io: IO, flags: Flags, plan: ReturnType<typeof planReport>): number {
+	if (flags['json']) writeJson(io, plan);
+	else write(io, plan.text);
+	return ExitCode.ok;
 }
 
 async function showStatus(context: CommandContext): Promise<number> {

@@ -84,7 +84,7 @@ export const spreadNorms = <T>(list: readonly T[], id: (value: T) => string, nor
 /** The latest record per key of a JSONL file, warning about a line an interrupted run cut off. */
 export function readLatest<T>(file: string, schema: z.ZodType<T>, key: (record: T) => string, what: string, io: IO, upgrade?: (raw: unknown) => unknown): T[] {
 	const read = readJsonl(file, schema, upgrade);
-	if (read.droppedLastLine) io.stderr.write(`cultureconverse: the last line of ${file} was cut off (an interrupted run); that ${what} will be run again.\n`);
+	if (read.dropped) io.stderr.write(`cultureconverse: ${read.dropped} (an interrupted run); that ${what} will be run again.\n`);
 	return latestById(read.records, key);
 }
 

@@ -1,4 +1,4 @@
-import {existsSync, mkdirSync, writeFileSync} from 'node:fs';
+import {existsSync, mkdirSync} from 'node:fs';
 import path from 'node:path';
 import {performance} from 'node:perf_hooks';
 import {sessionsDir} from '../app/runtime.js';
@@ -11,7 +11,6 @@ import {scoreDistributions} from '../report/distribution.js';
 import {CONTRASTS, type Contrast} from '../report/paired.js';
 import {ratingsFile} from '../store/ratingStore.js';
 import {readSessionFile} from '../store/sessionStore.js';
-import {writeFileAtomic} from '../util/atomicWrite.js';
 import {UserError} from '../util/errors.js';
 import type {MainReport} from './report.js';
 import {reportJson} from './report.js';
@@ -19,6 +18,7 @@ import {agreementData} from './reportAgreement.js';
 import {pairedData} from './reportPaired.js';
 import {poolFlag} from './reportSelection.js';
 import type {Flags, IO} from './types.js';
+import {writePage} from '../util/pageLimit.js';
 
 /** The folder of viewer pages next to a report file: report.html -> report-sessions/. */
 export const viewerFolder = (file: string) => `${path.basename(file).replace(/\.html?$/i, '')}-sessions`;
@@ -64,12 +64,11 @@ export function writeReportHtml(input: {flags: Flags; io: IO; file: string; main
 		prompts: promptsBySetup(main),
 		holds: holdsBySetup(main),
 	};
-	const html = reportPage(data);
-	mkdirSync(path.dirname(input.file), {recursive: true});
-	writeFileAtomic(input.file, html);
+	// Bounded (util/pageLimit.ts): a page too large to build or open is a clear error naming the limit.
+	const bytes = writePage(input.file, () => reportPage(data), 'choose fewer sessions, or pass --no-viewer');
 	let pages = 0;
 	if (withViewer) pages = writeViewerPages(chosen.map((s) => s.path), path.join(path.dirname(input.file), folder), {back: `../${path.basename(input.file)}`});
-	return {file: input.file, bytes: Buffer.byteLength(html), pages, ms: Math.round(performance.now() - started)};
+	return {file: input.file, bytes, pages, ms: Math.round(performance.now() - started)};
 }
 
 /** The prompt-file hashes of each setup, read from one of its session files (summaries carry only their joint hash). */
@@ -113,7 +112,7 @@ export function writeViewerPages(files: readonly string[], dir: string, options:
 	mkdirSync(dir, {recursive: true});
 	for (const file of files) {
 		const session: Session = readSessionFile(file);
-		writeFileSync(path.join(dir, `${session.id}.html`), sessionPage(session, options));
+		writePage(path.join(dir, `${session.id}.html`), () => sessionPage(session, options), 'view fewer sessions at once');
 	}
 	return files.length;
 }

@@ -13,6 +13,7 @@ import {ExitCode, UserError} from '../util/errors.js';
 import {safeText} from '../util/terminalText.js';
 import {summarizeCalls} from '../llm/usage.js';
 import {type Command, type Flags, type IO, write, writeJson} from './types.js';
+import {jsonText} from '../util/outsideText.js';
 
 export const episodeFlags = {
 	persona: {type: 'string', description: 'Persona id (see `personas`)'},
@@ -118,7 +119,7 @@ export const runCommand: Command = {
 const adviceKinds: ReadonlySet<string> = new Set([...SETUP_FAILURES, 'truncated', 'content_filter']);
 
 function listenerFor(mode: 'json' | 'jsonl' | 'text', io: IO, engine: EpisodeEngine): (event: EngineEvent) => void {
-	if (mode === 'jsonl') return (event) => io.stdout.write(`${JSON.stringify(event)}\n`);
+	if (mode === 'jsonl') return (event) => io.stdout.write(`${jsonText(event)}\n`);
 	if (mode === 'json') return (event) => {
 		if (event.type === 'call_retried') io.stderr.write(`retrying ${event.stage} call (attempt ${event.attempt + 1}): ${event.reason}\n`);
 	};

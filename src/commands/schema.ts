@@ -12,6 +12,7 @@ export const schemaCommand: Command = {
 	usage: 'schema [<name>] [--json]',
 	flags: {json: {type: 'boolean', description: 'With no name: list the names as JSON'}},
 	async run({args, flags, io}) {
+		await loadRegistrations();
 		const name = args[0];
 		if (!name) {
 			const names = schemaNames();
@@ -25,3 +26,21 @@ export const schemaCommand: Command = {
 		return 0;
 	},
 };
+
+/**
+ * The modules that register shapes of their own (`registerSchema`). A shape was known only once its
+ * module had loaded, so `schema batch`, `schema config` or `schema norm` answered "Unknown schema"
+ * although the README names them: `schema` loads every one of them first.
+ */
+async function loadRegistrations(): Promise<void> {
+	await Promise.all([
+		import('./batch.js'),
+		import('./crisp.js'),
+		import('./kb.js'),
+		import('../llm/config.js'),
+		import('../domain/ratings.js'),
+		import('../export/sft.js'),
+		import('../export/pairs.js'),
+		import('../export/pairFormats.js'),
+	]);
+}

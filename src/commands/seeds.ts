@@ -1,11 +1,12 @@
+import chalk from 'chalk';
 import {Split} from '../domain/seed.js';
 import {summaryOf} from './registry.js';
 import type {Seed} from '../domain/seed.js';
 import {type SeedFilter, SeedSpace, tierFlag} from '../universe/seeds.js';
 import {UserError} from '../util/errors.js';
-import {renderTable} from '../util/table.js';
 import {showTemplate} from './templates.js';
 import {type Command, type Flags, write, writeJson} from './types.js';
+import {jsonText} from '../util/outsideText.js';
 
 export const filterFlags = {
 	split: {type: 'string', description: 'train or test'},
@@ -52,23 +53,46 @@ export const seedsCommand: Command = {
 		const offset = Number(flags['offset'] ?? 0);
 		if (!Number.isInteger(limit) || limit < 0) throw new UserError(`--limit must be a whole number >= 0, got '${String(flags['limit'])}'.`);
 		if (!Number.isInteger(offset) || offset < 0) throw new UserError(`--offset must be a whole number >= 0, got '${String(flags['offset'])}'.`);
-		const seeds = space.list(filter, {offset, limit: limit === 0 ? undefined : limit});
+		const page = {offset, limit: limit === 0 ? Number.POSITIVE_INFINITY : limit};
+		// Streamed row by row: `--limit 0` lists all 146,160 seeds without holding them (the table's
+		// column widths once overflowed the stack above about 125k rows). A reader that closes the pipe
+		// early (`| head`) ends the listing quietly.
+		const rows = () => paged(space.iterate(filter), page);
 		if (flags['json']) {
-			// Written seed by seed so `--limit 0` over the whole space never builds one giant string.
 			io.stdout.write('[');
-			seeds.forEach((seed, index) => io.stdout.write(`${index === 0 ? '\n' : ',\n'}  ${JSON.stringify(seed)}`));
-			io.stdout.write(seeds.length > 0 ? '\n]\n' : ']\n');
+			let n = 0;
+			for (const seed of rows()) {
+				if (!io.stdout.writable) break;
+				io.stdout.write(`${n++ === 0 ? '\n' : ',\n'}  ${jsonText(seed)}`);
+			}
+			io.stdout.write(n > 0 ? '\n]\n' : ']\n');
 			return 0;
 		}
-		write(io, renderTable(seeds, [
-			{header: 'ID', value: (s) => s.id},
-			{header: 'TIER', value: (s) => s.tier},
-			{header: 'SPLIT', value: (s) => s.split},
-		]));
-		write(io, `${seeds.length} shown (offset ${offset}); \`seeds count\` gives the total`);
+		let width = 'ID'.length;
+		for (const id of paged(space.ids(filter), page)) width = Math.max(width, id.length);
+		const line = (id: string, tier: string, split: string) => `${id.padEnd(width)}  ${tier.padEnd('contextual'.length)}  ${split}`;
+		io.stdout.write(`${chalk.bold(line('ID', 'TIER', 'SPLIT').trimEnd())}\n`);
+		let shown = 0;
+		for (const seed of rows()) {
+			if (!io.stdout.writable) return 0;
+			io.stdout.write(`${line(seed.id, seed.tier, seed.split)}\n`);
+			shown++;
+		}
+		write(io, `${shown} shown (offset ${offset}); \`seeds count\` gives the total`);
 		return 0;
 	},
 };
+
+/** The `limit` items after the first `offset` of a generator, as a generator. */
+function* paged<T>(items: Iterable<T>, page: {offset: number; limit: number}): Generator<T> {
+	let index = 0;
+	let given = 0;
+	for (const item of items) {
+		if (index++ < page.offset) continue;
+		if (given++ >= page.limit) return;
+		yield item;
+	}
+}
 
 function countSeeds(space: SeedSpace, filter: SeedFilter, json: boolean, io: Parameters<Command['run']>[0]['io']): number {
 	const byTier: Record<string, number> = {standard: 0, contextual: 0, normative: 0};

@@ -1,4 +1,3 @@
-import {readFileSync} from 'node:fs';
 import path from 'node:path';
 import {summaryOf} from './registry.js';
 import {sessionsDir} from '../app/runtime.js';
@@ -6,7 +5,8 @@ import {SessionStatus} from '../domain/session.js';
 import {type SessionSummary, statusLabel} from '../domain/sessionSummary.js';
 import {formatSession} from '../present/text.js';
 import {BatchStore} from '../store/batchStore.js';
-import {SessionStore} from '../store/sessionStore.js';
+import {SessionStore, rawSessionText} from '../store/sessionStore.js';
+import {escapeJsonControls} from '../util/outsideText.js';
 import {tierFlag} from '../universe/seeds.js';
 import {UserError} from '../util/errors.js';
 import {unknownMessage} from '../util/suggest.js';
@@ -142,7 +142,8 @@ export async function printSession(io: IO, flags: Record<string, unknown>, idOrP
 	const json = Boolean(flags['json']);
 	// Every partition is printed: a session still played blind is refused, or marked first with --reveal.
 	const session = await openHidden(store, await store.load(idOrPath), {view: json ? 'replay-json' : 'replay-print', reveal: Boolean(flags['reveal']), what: json ? 'its session file' : 'the printed transcript'});
-	if (json) io.stdout.write(`${readFileSync(store.resolve(idOrPath), 'utf8').trimEnd()}\n`);
+	// A running session has only its journal: printed as the snapshot it folds into. Raw C1 controls escaped.
+	if (json) io.stdout.write(`${escapeJsonControls(rawSessionText(store.resolve(idOrPath)))}\n`);
 	else write(io, formatSession(session));
 	return 0;
 }

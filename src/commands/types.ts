@@ -1,4 +1,5 @@
 import type {Universe} from '../universe/load.js';
+import {jsonText} from '../util/outsideText.js';
 
 /** Streams and environment a command runs against; injected so commands run in-process in tests. */
 export type IO = {
@@ -56,5 +57,5 @@ export function write(io: IO, text: string): void {
 }
 
 export function writeJson(io: IO, value: unknown): void {
-	io.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+	io.stdout.write(`${jsonText(value, 2)}\n`);
 }

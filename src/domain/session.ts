@@ -65,6 +65,8 @@ export const RoleSettings = z.strictObject({
 	family: z.enum(['reasoning', 'chat']).optional(),
 	/** Azure's api-version for the deployments URL (default 2024-10-21; a base URL's own ?api-version= wins). */
 	apiVersion: z.string().optional(),
+	/** Largest reply read, in KB (config `maxReplyKB` or --max-reply-kb); absent = the role's default (llm/replyLimit.ts). */
+	maxReplyKB: z.number().positive().optional(),
 });
 export type RoleSettings = z.infer<typeof RoleSettings>;
 
@@ -75,6 +77,9 @@ export const TokenUsage = z.strictObject({prompt: z.number().int().nonnegative()
 export type TokenUsage = z.infer<typeof TokenUsage>;
 
 export const RetryRecord = z.strictObject({attempt: z.number().int().positive(), reason: z.string(), delayMs: z.number().nonnegative()});
+
+/** A reply read only up to its role's size limit: the limit, the bytes read, the size the server announced (null: none). */
+export const ReplyCutShape = z.strictObject({limitBytes: z.number().int().positive(), readBytes: z.number().int().nonnegative(), totalBytes: z.number().int().nonnegative().nullable()});
 
 /** One model call with everything needed to debug it: raw prompt, raw reply, attempts, cost. */
 export const CallRecord = z.strictObject({
@@ -116,6 +121,8 @@ export const CallRecord = z.strictObject({
 	structuredMode: z.enum(['json_schema_strict', 'json_schema', 'json_object', 'prompt']).optional(),
 	/** True for a call to a local server (vLLM, Ollama, llama.cpp, LM Studio, loopback): it costs nothing, so it is never an "unpriced" call. */
 	local: z.boolean().optional(),
+	/** The reply passed the role's size limit and was read only up to it (`response` holds what was read). */
+	cut: ReplyCutShape.optional(),
 });
 export type CallRecord = z.infer<typeof CallRecord>;
 
@@ -198,11 +205,14 @@ export const Turn = z.strictObject({
 	/** A human assistant's turn written after the hidden panes (private, oracle) had been shown to them. */
 	sawHidden: z.boolean().optional(),
 	/**
-	 * The reply is not whole: "length" (cut by a token cap or the server's context) or "content_filter"
-	 * (a provider's content filter cut it). Such a turn is kept, but reports can exclude its session
+	 * The reply is not whole: "length" (cut by a token cap or the server's context), "content_filter"
+	 * (a provider's content filter cut it) or "size" (it passed the role's size limit and was read only
+	 * up to it: `cutBytes`, the call's `cut`). Such a turn is kept, but reports can exclude its session
 	 * (`cutTurns` in src/domain/turnCut.ts).
 	 */
-	cut: z.enum(['length', 'content_filter']).optional(),
+	cut: z.enum(['length', 'content_filter', 'size']).optional(),
+	/** How much of a reply over the size limit was read (with cut "size"). */
+	cutBytes: ReplyCutShape.optional(),
 });
 export type Turn = z.infer<typeof Turn>;
 

@@ -9,6 +9,7 @@ import {blueprintContextFor, generateBlueprint} from '../pipeline/blueprint.js';
 import {generateShards} from '../pipeline/shards.js';
 import {StageError} from '../pipeline/stageError.js';
 import {UserError} from '../util/errors.js';
+import {SessionTooLarge, findStorageError} from '../util/storageError.js';
 import {loadStyles, openerDirective, pickOpeners, pickResponseStyle, type StylePools} from '../pipeline/styles.js';
 import type {SessionStore} from '../store/sessionStore.js';
 import type {Universe} from '../universe/load.js';
@@ -333,7 +334,7 @@ export class EpisodeEngine {
 				onEvent: this.onCall,
 			});
 			// A reply cut by a cap or a content filter is kept and marked, so reports can leave it out (src/domain/turnCut.ts).
-			this.emit({type: 'assistant_turn', turn: this.turn({role: 'assistant', content: response.text, t, step: n, source: kind, callId: response.call.id, ...(response.cut ? {cut: response.cut} : {})})});
+			this.emit({type: 'assistant_turn', turn: this.turn({role: 'assistant', content: response.text, t, step: n, source: kind, callId: response.call.id, ...(response.call.cut ? {cut: 'size' as const, cutBytes: response.call.cut} : response.cut ? {cut: response.cut} : {})})});
 		} catch (error) {
 			if (error instanceof ModelCallError && error.kind !== 'aborted') {
 				throw new EpisodeFailure('ASSISTANT_ERROR', `assistant call failed (${failureLabel(error)}): ${error.message}`, {reason: 'assistant_error', by: 'engine', detail: error.message}, error);
@@ -527,7 +528,14 @@ export class EpisodeEngine {
 	}
 
 	private async save(): Promise<void> {
-		const path = await this.deps.store.save(this.current);
+		let path: string;
+		try {
+			path = await this.deps.store.save(this.current);
+		} catch (error) {
+			const failure = saveFailure(error);
+			if (failure) this.emit({type: 'save_failed', ...failure});
+			throw error;
+		}
 		this.emit({type: 'saved', path});
 	}
 
@@ -599,4 +607,12 @@ function withTrial(gateway: ModelGateway, trial: number): ModelGateway {
 		onEvent: (listener) => gateway.onEvent(listener),
 		concurrency: () => gateway.concurrency(),
 	};
+}
+
+/** What a failed save tells a front end: a storage failure or a session past its size limit (else null: a bug). */
+function saveFailure(error: unknown): {code: string; file: string; message: string} | null {
+	const storage = findStorageError(error);
+	if (storage) return {code: storage.code, file: storage.file, message: storage.message};
+	if (error instanceof SessionTooLarge) return {code: 'TOO_LARGE', file: error.sessionId, message: error.message};
+	return null;
 }

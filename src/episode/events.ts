@@ -17,6 +17,13 @@ export type EngineEvent =
 	| {readonly type: 'step_done'; readonly step: number; readonly label: string; readonly status: SessionStatus}
 	| {readonly type: 'saved'; readonly path: string}
 	| {readonly type: 'episode_finished'; readonly status: SessionStatus; readonly termination: Termination | null; readonly judge: JudgeResult | null; readonly error: Session['error']}
+	/**
+	 * The session could not be saved (a full or read-only disk: `code` is the errno; a session past its
+	 * size limit: `code` "TOO_LARGE"). The step's work is not on disk; the session on disk is as last
+	 * saved and resumable. The step throws the same error (a StorageError or SessionTooLarge): a front
+	 * end stops the episode and shows `message`, which names the folder and what to do.
+	 */
+	| {readonly type: 'save_failed'; readonly code: string; readonly file: string; readonly message: string}
 	| CallEvent;
 
 export type EngineListener = (event: EngineEvent) => void;

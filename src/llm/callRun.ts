@@ -8,7 +8,8 @@ import {type Exchange, type FinishReason, type Provider, type RawReply, type Wir
 import {joinReasoning, reasoningStreamSplitter, splitReasoning} from './reasoning.js';
 import type {Recorder} from './recorder.js';
 import {type Classified, type Refusal, classifyError, retryDelay} from './retry.js';
-import {maskSecrets} from './secrets.js';
+import {cleanReply, fromServer, maskedTokenStream} from './serverText.js';
+import {ReplyBudget, type ReplyCut, describeCut, replyLimitBytes, withReplyLimit} from './replyLimit.js';
 import type {RetryPolicy} from './settings.js';
 import {schemaFidelity} from './schemaFidelity.js';
 import {feedbackMessage, modeOfFormat, parseReply, prepareMessages, wireFormat} from './structured.js';
@@ -90,6 +91,7 @@ export class CallRun<T> {
 	private reasoning: string | null = null;
 	private reasoningIn: 'content' | 'field' | undefined;
 	private streamed: boolean | undefined;
+	private cut: ReplyCut | undefined;
 
 	constructor(
 		private readonly context: CallContext,
@@ -180,6 +182,8 @@ export class CallRun<T> {
 			this.attempts++;
 			if (request.signal?.aborted) throw new CallFailure('aborted', 'aborted');
 			const stream = this.streaming;
+			// Tokens reach the listener through the server-text door too (keys masked, even split over tokens).
+			const tokens = stream && request.onToken ? maskedTokenStream(request.onToken, context.secrets()) : null;
 			const exchange: Exchange = {
 				role: request.role,
 				stage: request.stage,
@@ -188,7 +192,7 @@ export class CallRun<T> {
 				format: this.format,
 				schema: this.spec,
 				// Thinking text at the start of a streamed reply never reaches the live view.
-				onToken: stream && request.onToken ? reasoningStreamSplitter({onContent: request.onToken}) : undefined,
+				onToken: tokens ? reasoningStreamSplitter({onContent: tokens.push}) : undefined,
 				stream,
 				n,
 				signal: request.signal,
@@ -198,16 +202,22 @@ export class CallRun<T> {
 			let raw: RawReply;
 			let ticket: number | undefined;
 			try {
+				// The reply is read up to the role's size limit, where its bytes arrive (replyLimit.ts).
+				const budget = new ReplyBudget(replyLimitBytes(request.role, settings));
+				const complete = () => withReplyLimit(budget, () => provider.complete(exchange));
 				raw = provider.remote
 					? await context.limiter.run((slot) => {
 							ticket = slot.ticket;
-							return provider.complete(exchange);
+							return complete();
 						}, request.signal, settings.baseURL ?? 'default')
-					: await provider.complete(exchange);
+					: await complete();
+				if (budget.cut) raw = {...raw, finishReason: 'length', cut: budget.cut};
 			} catch (error) {
 				if (request.signal?.aborted) throw new CallFailure('aborted', 'aborted');
-				const failure = classifyError(error, context.now());
-				if (!failure) throw error;
+				const classified = classifyError(error, context.now());
+				if (!classified) throw error;
+				// What the server said (its message, an error code that may echo the key) enters here.
+				const failure: Classified = {...classified, reason: this.mask(classified.reason), ...(classified.serverMessage !== undefined ? {serverMessage: this.mask(classified.serverMessage)} : {})};
 				this.statuses.push(failure.status ?? null);
 				if (provider.remote && failure.status !== undefined) context.limiter.observe({ticket, endpoint: settings.baseURL ?? 'default', rateLimited: failure.kind === 'rate_limited', headers: headersOf(error)});
 				const detail = this.mask(failure.serverMessage ?? failure.detail ?? (error instanceof Error ? error.message : String(error)));
@@ -233,13 +243,21 @@ export class CallRun<T> {
 				await this.retryAfter(failure.reason, retryDelay({attempt, policy, retryAfterMs: failure.retryAfterMs, random: context.random}));
 				continue;
 			}
-			const reply = await this.clean(raw, stream);
+			tokens?.flush();
+			const reply = await this.clean(cleanReply(raw, context.secrets()), stream);
 			this.book(reply);
 			if (provider.remote) {
 				context.limiter.observe({ticket, endpoint: settings.baseURL ?? 'default', rateLimited: false, headers: raw.headers, ...(raw.usage ? {tokens: raw.usage.total} : {})});
 				context.limiter.succeeded();
 			}
 			if (!stream && request.onToken && this.format.type === 'text' && reply.text) request.onToken(reply.text);
+			if (reply.cut) {
+				// Read only up to the role's size limit: free text is kept as far as it arrived, recorded as
+				// cut with its size; a structured reply that long is no answer (re-asking would read as much again).
+				this.cut = reply.cut;
+				if (this.format.type !== 'text') throw new CallFailure(describeCut(request.role, reply.cut), 'too_large');
+				return {...reply, key, fromCache: false};
+			}
 			if (reply.finishReason === 'content_filter') {
 				// A provider's content filter cut the reply (Azure): a partial free-text reply is kept and
 				// marked (the turn records it, reports leave it out); nothing to keep is this item's failure.
@@ -364,7 +382,7 @@ export class CallRun<T> {
 	}
 
 	private mask(text: string): string {
-		return maskSecrets(text, this.context.secrets());
+		return fromServer(text, this.context.secrets());
 	}
 
 	/** To the gateway's listeners and the request's own. */
@@ -408,7 +426,8 @@ export class CallRun<T> {
 	 */
 	private keep(reply: Accepted): void {
 		this.allCached &&= reply.fromCache;
-		if (reply.key && !reply.fromCache) {
+		// A cut reply is not kept: a rerun asks again rather than replay a reply nobody read whole.
+		if (reply.key && !reply.fromCache && !reply.cut) {
 			this.toCache.push({
 				key: reply.key,
 				createdAt: new Date(this.context.now()).toISOString(),
@@ -464,6 +483,7 @@ export class CallRun<T> {
 			...(this.finishReason ? {finishReason: this.finishReason} : {}),
 			...(modeOfFormat(this.format) ? {structuredMode: modeOfFormat(this.format)!} : {}),
 			...(settings.provider === 'openai' && isLocal(settings) ? {local: true} : {}),
+			...(this.cut ? {cut: this.cut} : {}),
 		};
 	}
 }

@@ -47,6 +47,7 @@ export const RoleConfig = z.strictObject({
 	provider: ProviderPreset.optional().describe('which provider the endpoint is (openai, azure, gemini, groq, together, fireworks, deepseek, anthropic, openrouter, vllm, ollama, llamacpp, lmstudio, compatible): sets auth, URL shape, parameter rules and error shapes; default: guessed from the base URL\'s host'),
 	family: z.enum(['reasoning', 'chat']).optional().describe('the model\'s family when its name does not say (an Azure deployment name): reasoning models get no temperature and max_completion_tokens'),
 	apiVersion: z.string().regex(/^\d{4}-\d{2}-\d{2}(-preview)?$/, 'an Azure api-version such as 2024-10-21').optional().describe('Azure deployments URL only: the api-version query (default 2024-10-21; one in the base URL wins)'),
+	maxReplyKB: z.number().positive().max(1024 * 1024).optional().describe('largest reply read, in KB; a longer one is cut there and recorded as cut (default 256 for the assistant, 64 for the structured roles)'),
 });
 export type RoleConfig = z.infer<typeof RoleConfig>;
 
@@ -81,6 +82,7 @@ export const ConfigFile = z.strictObject({
 		.optional()
 		.describe('USD per million tokens, for the running cost estimate of models the tool does not know (or to correct its figures)'),
 	retry: RetryConfig.optional(),
+	maxReplyKB: z.number().positive().max(1024 * 1024).optional().describe('default of every role\'s "maxReplyKB"'),
 	validationRetries: z.number().int().min(0).max(10).optional().describe(`re-asks after an invalid structured reply (default ${MODEL_DEFAULTS.validationRetries})`),
 	roles: z
 		.strictObject({

@@ -5,7 +5,7 @@ import {type Preset, PRESETS, guessPreset, presetOfDialect} from './presets.js';
 import {type Classified, classifyStatus} from './retry.js';
 import {connectionProblem, connectionText} from './connection.js';
 import {httpFetch} from './httpFetch.js';
-import {maskSecrets} from './secrets.js';
+import {fromServer} from './serverText.js';
 import {noteServerKind} from './schemaFidelity.js';
 
 /** What the set-up checks call a server: a provider preset (`compatible` when nothing tells it apart). */
@@ -52,16 +52,16 @@ export async function listModels(target: EndpointTarget): Promise<ModelList> {
 		noteServerKind(target.baseURL, server);
 		return {ok: true, models, server, guessed, latencyMs: Date.now() - started};
 	} catch (error) {
-		if (error instanceof APIConnectionError) return {ok: false, problem: 'unreachable', status: null, message: maskSecrets(connectionText(connectionProblem(error)!), known), server: preset, guessed};
+		if (error instanceof APIConnectionError) return {ok: false, problem: 'unreachable', status: null, message: fromServer(connectionText(connectionProblem(error)!), known), server: preset, guessed};
 		if (error instanceof APIError && typeof error.status === 'number') {
-			const message = maskSecrets(serverMessage(error), known);
+			const message = fromServer(serverMessage(error), known);
 			const classified = classifyStatus(error.status, error.headers, Date.now(), (error.error ?? {}) as Parameters<typeof classifyStatus>[3], message);
 			// Gemini says a bad key with a 400 (API_KEY_INVALID): the body decides, not only the status.
 			if (classified.kind === 'auth') return {ok: false, problem: 'auth', status: error.status, message, server: preset, guessed, classified};
 			if (error.status === 404 || error.status === 405) return {ok: false, problem: 'no_list', status: error.status, message, server: preset, guessed, classified};
 			return {ok: false, problem: 'error', status: error.status, message, server: preset, guessed, classified};
 		}
-		return {ok: false, problem: 'error', status: null, message: maskSecrets(error instanceof Error ? error.message : String(error), known), server: preset, guessed};
+		return {ok: false, problem: 'error', status: null, message: fromServer(error instanceof Error ? error.message : String(error), known), server: preset, guessed};
 	}
 }
 

@@ -5,6 +5,7 @@ import {Readable} from 'node:stream';
 import {HttpProxyAgent} from 'http-proxy-agent';
 import {HttpsProxyAgent} from 'https-proxy-agent';
 import {getProxyForUrl} from 'proxy-from-env';
+import {cutCompletion, limitStream, replyBudget} from './replyLimit.js';
 
 /*
  * The `fetch` the openai client is given: node:http(s) over keep-alive agents instead of the global
@@ -195,9 +196,18 @@ function responseHeaders(incoming: http.IncomingMessage): Headers {
 }
 
 /** A whole (non-streamed) body: read in full first (a web stream per JSON reply cost more than the rest of the transport). */
-function wholeBody(incoming: http.IncomingMessage, meta: ResponseInit, resolve: (response: Response) => void, fail: (error: unknown) => void): void {
+function wholeBody(incoming: http.IncomingMessage, meta: ResponseInit & {status: number}, resolve: (response: Response) => void, fail: (error: unknown) => void): void {
+	// The reply-size limit of the request (llm/replyLimit.ts): bytes past it are never read.
+	const budget = replyBudget();
+	const announced = Number(incoming.headers['content-length']) || null;
 	const chunks: Buffer[] = [];
-	incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
+	incoming.on('data', (chunk: Buffer) => {
+		chunks.push(chunk);
+		if (!budget?.take(chunk.byteLength, announced)) return;
+		incoming.removeAllListeners('data').removeAllListeners('end').destroy();
+		const partial = Buffer.concat(chunks).subarray(0, budget.limitBytes);
+		resolve(new Response(meta.status >= 200 && meta.status < 300 ? cutCompletion(partial) : new Uint8Array(partial.buffer as ArrayBuffer, partial.byteOffset, partial.byteLength), meta));
+	});
 	incoming.once('end', () => {
 		const whole = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
 		resolve(new Response(new Uint8Array(whole.buffer as ArrayBuffer, whole.byteOffset, whole.byteLength), meta));
@@ -236,9 +246,12 @@ function send(out: Outgoing, route: Route, agent: http.Agent | false): Promise<R
 				resolve(new Response(null, meta));
 				return;
 			}
-			// Server-sent events stream as they come.
-			if (streamed) resolve(new Response(Readable.toWeb(incoming) as ReadableStream<Uint8Array>, meta));
-			else wholeBody(incoming, meta, resolve, fail);
+			// Server-sent events stream as they come, up to the request's reply-size limit (llm/replyLimit.ts).
+			if (streamed) {
+				const body = Readable.toWeb(incoming) as ReadableStream<Uint8Array>;
+				const budget = replyBudget();
+				resolve(new Response(budget ? limitStream(body, budget, Number(incoming.headers['content-length']) || null, () => incoming.destroy()) : body, meta));
+			} else wholeBody(incoming, meta, resolve, fail);
 		});
 		// https-proxy-agent tells the CONNECT answer (http-proxy-agent sends the same event with no status).
 		request.once('proxyConnect', (connect: {statusCode?: number; statusText?: string}) => {

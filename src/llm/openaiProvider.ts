@@ -6,6 +6,7 @@ import {errorInCompletion} from './openaiFetch.js';
 import {wireRules} from './modelFamily.js';
 import type {Exchange, FinishReason, Provider, RawReply} from './provider.js';
 import {assertNever} from './structured.js';
+import {replyBudget} from './replyLimit.js';
 
 export {OPENAI_BASE_URL} from './client.js';
 
@@ -151,6 +152,8 @@ async function streamed(client: OpenAI, body: ChatCompletionCreateParamsBase, re
 	// The SDK ends the iteration quietly when the request is aborted (our deadline included), and a
 	// dropped connection can end it without a finish_reason: neither is a complete reply.
 	if (requestOptions.signal.aborted) throw new APIUserAbortError();
+	// Ended by the reply-size limit, not by the server: what arrived up to it is the (cut) reply.
+	if (!finished && replyBudget()?.cut) return {text, reasoning: reasoning.trim() === '' ? null : reasoning, finishReason: 'length', usage, streamed: true, headers: response.headers};
 	if (!finished) throw new APIConnectionError({message: 'the stream ended without a finish_reason (connection closed early)'});
 	return {text, reasoning: reasoning.trim() === '' ? null : reasoning, finishReason, usage, streamed: true, headers: response.headers};
 }

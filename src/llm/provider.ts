@@ -1,6 +1,7 @@
 import type {ChatMessage, ModelRole, ProviderKind, RoleSettings, TokenUsage} from '../domain/session.js';
 import type {Capabilities} from './capabilities.js';
 import type {FailureKind, ModelRequest, StructuredSpec} from './types.js';
+import type {ReplyCut} from './replyLimit.js';
 
 /**
  * What goes on the wire for one exchange. `json_object` and `prompt` carry the schema too: it is
@@ -53,6 +54,8 @@ export type RawReply = {
 	readonly refusal?: string;
 	/** The response headers (the limiter paces by their rate-limit figures). */
 	readonly headers?: Headers;
+	/** The reply passed the role's size limit and was read only up to it (llm/replyLimit.ts). */
+	readonly cut?: ReplyCut;
 };
 
 /** A model backend. Providers make exactly one attempt; retries, parsing and records live in the gateway. */

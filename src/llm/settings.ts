@@ -24,6 +24,7 @@ export const modelFlags: Record<string, FlagSpec> = {
 	concurrency: {type: 'number', description: `Model calls in flight at once, across roles (default ${MODEL_DEFAULTS.concurrency})`},
 	stream: {type: 'boolean', default: true, description: '--no-stream asks for whole replies in every role (e.g. for an OpenAI organisation that is not verified); by default streaming is auto: tried, and dropped for the run if the server refuses it'},
 	preflight: {type: 'boolean', default: true, description: 'Before model work, check that every endpoint answers and lists every role\'s model (--no-preflight skips it)'},
+	maxReplyKb: {type: 'number', description: 'Largest reply read from a model, in KB, for every role (default 256 for the assistant, 64 for the others); a longer one is cut there and recorded as cut'},
 };
 
 export type RetryPolicy = {
@@ -138,6 +139,7 @@ export function resolveRoleSettings(options: {flags: Flags; env: NodeJS.ProcessE
 			...optional('dialect', rc.dialect ?? config.dialect),
 			...optional('supportsN', rc.supportsN),
 			...optional('schemaFidelity', fixedFidelity(rc.schemaFidelity ?? config.schemaFidelity)),
+			...optional('maxReplyKB', replyKBFlag(flags) ?? rc.maxReplyKB ?? config.maxReplyKB),
 		};
 		roles[role] = {...common, ...providerOf(model, cwd), baseURL: null};
 		if (roles[role].provider === 'openai') {
@@ -254,4 +256,12 @@ function stringFlag(flags: Flags, name: string): string | undefined {
 
 function nonEmpty(value: string | undefined): string | undefined {
 	return value !== undefined && value.trim() !== '' ? value : undefined;
+}
+
+/** `--max-reply-kb N`: the reply-size limit of every role (llm/replyLimit.ts), over the config's. */
+function replyKBFlag(flags: Flags): number | undefined {
+	const value = flags['maxReplyKb'];
+	if (value === undefined) return undefined;
+	if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0 || value > 1024 * 1024) throw new UserError(`--max-reply-kb must be a number of kilobytes above 0 (got ${String(value)}).`);
+	return value;
 }

@@ -102,7 +102,9 @@ export type FailureKind =
 	| 'truncated'
 	| 'invalid_output'
 	| 'replay_exhausted'
-	| 'aborted';
+	| 'aborted'
+	/** The reply passed the role's size limit (llm/replyLimit.ts); a structured reply that long is no answer. */
+	| 'too_large';
 
 /**
  * Failures no retry or later item can fix: the set-up is wrong (key, quota, model name, a parameter

@@ -1,4 +1,5 @@
 import type {CallRecord, ChatMessage, TokenUsage} from '../domain/session.js';
+import {boundedTokenCount} from './tokenCount.js';
 
 export const ZERO_USAGE: TokenUsage = {prompt: 0, completion: 0, total: 0};
 
@@ -29,7 +30,9 @@ let tokenizer: Promise<Tokenizer> | undefined;
  */
 export async function countUsage(messages: readonly ChatMessage[], reply: string): Promise<TokenUsage> {
 	tokenizer ??= import('gpt-tokenizer') as Promise<Tokenizer>;
-	const {countTokens} = await tokenizer;
+	// Linear in the text whatever it holds (a runaway reply of one unbroken run: tokenCount.ts).
+	const {countTokens: bpe} = await tokenizer;
+	const countTokens = (text: string) => boundedTokenCount(text, bpe);
 	const prompt = messages.reduce((sum, message) => sum + countTokens(message.content) + 4, 2);
 	const completion = countTokens(reply);
 	return {prompt, completion, total: prompt + completion};

@@ -4,8 +4,9 @@ import type {BatchManifest, BatchSelection} from '../domain/batch.js';
 import type {CallRecord} from '../domain/session.js';
 import type {IO} from '../commands/types.js';
 import type {UsageTally} from '../llm/usage.js';
-import type {SeedSpace} from '../universe/seeds.js';
+import type {Seed} from '../domain/seed.js';
 import type {LiveLine} from './liveLine.js';
+import {forTerminal, jsonText} from '../util/outsideText.js';
 
 /* What `batch` prints: run figures, the summary, progress, the plan of a dry run. */
 
@@ -74,18 +75,17 @@ export function progressPrinter(io: IO, liveLine: LiveLine, mode: 'text' | 'json
 		// The command says what will run (its own header line); nothing to print per item here.
 		if (event.type === 'planned') return;
 		if (event.type === 'notice') {
-			if (mode === 'jsonl') io.stdout.write(`${JSON.stringify(event)}\n`);
-			else io.stderr.write(`cultureconverse: ${event.message}\n`);
+			if (mode === 'jsonl') io.stdout.write(`${jsonText(event)}\n`);
+			else io.stderr.write(`cultureconverse: ${forTerminal(event.message)}\n`);
 			return;
 		}
 		if (mode === 'jsonl') {
-			if (event.type === 'item_finished') io.stdout.write(`${JSON.stringify({type: event.type, ...event.item})}\n`);
-			else if (event.type === 'item_failed') io.stdout.write(`${JSON.stringify({type: event.type, message: event.message, ...event.item})}\n`);
+			if (event.type === 'item_finished') io.stdout.write(`${jsonText({type: event.type, ...event.item})}\n`);
+			else if (event.type === 'item_failed') io.stdout.write(`${jsonText({type: event.type, message: event.message, ...event.item})}\n`);
 			return;
 		}
 		if (mode !== 'text' || event.type === 'call_retried') return;
-		const {byStatus, total, meanThreeH} = event.progress;
-		const done = byStatus.completed + byStatus.error;
+		const {byStatus, total, meanThreeH, done} = event.progress;
 		if (live) {
 			const {limit, max} = width();
 			liveLine.set(`batch ${name}: ${done}/${total} done (${byStatus.error} error) · ${byStatus.running} running · 3H ${stat(meanThreeH)} · ${retries} retries${limit < max ? ` · rate-limited: ${limit}/${max} calls in flight` : ''}`);
@@ -95,7 +95,7 @@ export function progressPrinter(io: IO, liveLine: LiveLine, mode: 'text' | 'json
 			const item = event.item;
 			io.stderr.write(`[${done}/${total}] ${item.errorFlag ?? item.status} ${item.seedId}${item.trial > 1 ? ` #${item.trial}` : ''} · 3H ${stat(item.threeH)} TDQ ${stat(item.tdq)} clean ${item.clean === null ? '–' : item.clean ? 'yes' : 'no'} · ${item.sessionId}\n`);
 		} else if (event.type === 'item_failed') {
-			io.stderr.write(`[${done}/${total}] could not run ${event.item.seedId}: ${event.message}\n`);
+			io.stderr.write(`[${done}/${total}] could not run ${event.item.seedId}: ${forTerminal(event.message)}\n`);
 		}
 	};
 	return Object.assign(print, {done: () => liveLine.end()});
@@ -117,21 +117,22 @@ export function describeVariants(episode: BatchManifest['episode']): string {
 	return `${languages} / ${modes} (paired: each seed's variants share one blueprint and shard plan)`;
 }
 
-export function planReport(manifest: BatchManifest, space: SeedSpace): {name: string; items: number; seeds: number; byTier: Record<string, number>; byRegion: Record<string, number>; bySplit: Record<string, number>; first: string[]; text: string} {
-	const seeds = [...new Set(manifest.items.map((item) => item.seedId))].map((id) => space.get(id));
+/** What a dry run prints: from the plan's seeds and its episode count (its items are never made). */
+export function planReport(plan: {name: string; selection: BatchSelection; episode: BatchManifest['episode']; seeds: readonly Seed[]; items: number}): {name: string; items: number; seeds: number; byTier: Record<string, number>; byRegion: Record<string, number>; bySplit: Record<string, number>; first: string[]; text: string} {
+	const {seeds} = plan;
 	const byTier = tally(seeds.map((seed) => seed.tier));
 	const byRegion = tally(seeds.map((seed) => seed.personaId.slice(0, 2).toUpperCase()));
 	const bySplit = tally(seeds.map((seed) => seed.split));
 	const first = seeds.slice(0, 10).map((seed) => seed.id);
 	const fmt = (counts: Record<string, number>) => Object.entries(counts).map(([key, n]) => `${key} ${n}`).join(', ');
 	const text = [
-		`Batch ${manifest.name} (dry run): ${seeds.length} seed(s) x ${manifest.selection.trials} trial(s)${manifest.episode.variants ? ` x ${manifest.episode.variants.length} variants` : ''} = ${manifest.items.length} episode(s); ${describeSelection(manifest.selection)}`,
-		`  runs: ${describeVariants(manifest.episode)}`,
+		`Batch ${plan.name} (dry run): ${seeds.length} seed(s) x ${plan.selection.trials} trial(s)${plan.episode.variants ? ` x ${plan.episode.variants.length} variants` : ''} = ${plan.items} episode(s); ${describeSelection(plan.selection)}`,
+		`  runs: ${describeVariants(plan.episode)}`,
 		`  tiers: ${fmt(byTier)}`,
 		`  regions: ${fmt(byRegion)}`,
 		`  splits: ${fmt(bySplit)}`,
-		`  models: ${Object.entries(manifest.episode.models).map(([role, model]) => `${role} ${model}`).join(', ')}`,
+		`  models: ${Object.entries(plan.episode.models).map(([role, model]) => `${role} ${model}`).join(', ')}`,
 		`  first seeds: ${first.join(', ')}${seeds.length > first.length ? ', ...' : ''}`,
 	].join('\n');
-	return {name: manifest.name, items: manifest.items.length, seeds: seeds.length, byTier, byRegion, bySplit, first, text};
+	return {name: plan.name, items: plan.items, seeds: seeds.length, byTier, byRegion, bySplit, first, text};
 }

@@ -1,4 +1,5 @@
-import {closeSync, existsSync, openSync, readSync, rmSync, statSync, writeFileSync} from 'node:fs';
+import {closeSync, existsSync, openSync, readSync, rmSync, statSync} from 'node:fs';
+import {writeFileAtomic} from '../util/atomicWrite.js';
 import type {Redis} from 'ioredis';
 import {checkpointKeys} from './keys.js';
 
@@ -77,7 +78,8 @@ export async function retireCheckpoint(redis: Redis, sessionId: string): Promise
  */
 export function restoreJournal(journalFile: string, snapshotFile: string, lines: readonly string[]): void {
 	if (lines.length === 0) return;
-	writeFileSync(journalFile, `${lines.join('\n')}\n`);
+	// Whole or not at all (a journal is never met cut before its first line), and never through a link.
+	writeFileAtomic(journalFile, `${lines.join('\n')}\n`);
 	if (existsSync(snapshotFile)) rmSync(snapshotFile);
 }
 
@@ -89,15 +91,24 @@ export function restoreJournal(journalFile: string, snapshotFile: string, lines:
 export class JournalTail {
 	private offset = 0;
 	private partial = '';
+	private ino = -1;
 
 	constructor(private readonly file: string) {}
 
 	read(): string[] {
 		if (!existsSync(this.file)) return [];
-		const size = statSync(this.file).size;
-		if (size < this.offset) {
+		const {size, ino} = statSync(this.file);
+		if (ino !== this.ino) {
+			// A new journal (the store writes each run's first line by a rename): from its start.
+			this.ino = ino;
 			this.offset = 0;
 			this.partial = '';
+		} else if (size < this.offset) {
+			// The same journal cut back: an append that failed part-way (a full disk) was undone. The
+			// fragment read meanwhile is dropped; the lines before it were streamed already.
+			this.offset = size;
+			this.partial = '';
+			return [];
 		}
 		if (size === this.offset) return [];
 		const buffer = Buffer.alloc(size - this.offset);

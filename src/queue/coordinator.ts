@@ -8,11 +8,12 @@ import type {Session} from '../domain/session.js';
 import {encodeSession} from '../store/sessionCodec.js';
 import {readSession, type SessionStore} from '../store/sessionStore.js';
 import {errorMessage} from '../util/errors.js';
+import {findStorageError} from '../util/storageError.js';
 import {retireCheckpoint, seedCheckpoint} from './checkpoint.js';
 import {placeSession, unpackSession} from './delivery.js';
-import {BATCHES_KEY, PREFIX, resultQueueName, workQueueName} from './keys.js';
+import {BATCHES_KEY, PREFIX, refusalsKey, resultQueueName, workQueueName} from './keys.js';
 import {readEndpointLimit, setEndpointCap} from './redisLimiter.js';
-import {type BatchSpec, ResultMessage, WorkProgress, type WorkJob} from './schemas.js';
+import {type BatchSpec, ResultMessage, WorkerRefusal, WorkProgress, type WorkJob} from './schemas.js';
 import {connectionOptions, type QueueTarget} from './target.js';
 
 /*
@@ -89,6 +90,21 @@ export async function queueExecutor(options: QueueExecutorOptions): Promise<Queu
 	let stopped = false;
 	let width = {limit: spec.cap, max: spec.cap};
 	const notice = context.onNotice;
+	// Refusals of this batch left by an earlier run's workers are not news for this one.
+	await redis.del(refusalsKey(spec.name));
+	/** Workers that refuse the batch (a failed preflight, a missing key), each reason said once. */
+	const told = new Set<string>();
+	const reportRefusals = async () => {
+		for (const json of Object.values(await redis.hgetall(refusalsKey(spec.name)))) {
+			const refusal = WorkerRefusal.safeParse(safeJson(json));
+			if (!refusal.success) continue;
+			const {worker, host, reason, retryAt} = refusal.data;
+			const key = `${worker}\0${reason}`;
+			if (told.has(key)) continue;
+			told.add(key);
+			notice(`worker ${worker} on ${host} does not serve batch ${spec.name}: ${reason}; it tries again (next at ${retryAt.slice(11, 19)} UTC) and serves the batch once that passes`);
+		}
+	};
 
 	const settle = (id: string, end: ItemEnd) => {
 		const entry = pending.get(id);
@@ -156,7 +172,9 @@ export async function queueExecutor(options: QueueExecutorOptions): Promise<Queu
 				else if (message.shared) readSession(store.fileFor(message.sessionId));
 				else throw new Error('the worker sent no session file');
 			} catch (error) {
-				end = {kind: 'start_failed', message: `worker ${message.worker}: ${errorMessage(error)}${message.shared ? ` (it wrote to a shared folder, which must be ${store.dir} here)` : ''}`};
+				// This folder cannot take the session (disk full, read-only): a storage stop, not the item's failure.
+				const storage = findStorageError(error);
+				end = storage ? {kind: 'storage', code: storage.code, message: storage.message} : {kind: 'start_failed', message: `worker ${message.worker}: ${errorMessage(error)}${message.shared ? ` (it wrote to a shared folder, which must be ${store.dir} here)` : ''}`};
 			}
 		}
 		for (const call of message.calls) context.onCall(call);
@@ -184,6 +202,11 @@ export async function queueExecutor(options: QueueExecutorOptions): Promise<Queu
 
 	// The queue emptied while items are still followed (Redis restarted without its data, jobs removed
 	// by hand): they are put back. Placing is idempotent, so a false alarm costs only look-ups.
+	// Refusals are said within a second: a batch no worker serves would otherwise just seem slow.
+	const refusals = setInterval(() => {
+		if (!stopped) void reportRefusals().catch(() => undefined);
+	}, 1000);
+	refusals.unref();
 	const sweep = setInterval(() => {
 		if (placed === null || stopped) return;
 		void (async () => {
@@ -233,6 +256,7 @@ export async function queueExecutor(options: QueueExecutorOptions): Promise<Queu
 		async close() {
 			stopped = true;
 			clearInterval(sweep);
+			clearInterval(refusals);
 			await placed;
 			await taker.close();
 			await Promise.all([events.close(), work.close(), results.close()]);
@@ -268,5 +292,13 @@ export async function pauseBatch(target: QueueTarget, name: string): Promise<voi
 		await work.pause();
 	} finally {
 		await work.close();
+	}
+}
+
+function safeJson(text: string): unknown {
+	try {
+		return JSON.parse(text);
+	} catch {
+		return null;
 	}
 }

@@ -1,10 +1,13 @@
-import {existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync} from 'node:fs';
+import {existsSync, readdirSync, readFileSync, renameSync, rmSync} from 'node:fs';
 import path from 'node:path';
 import {gunzipSync, gzipSync} from 'node:zlib';
 import {readSession} from '../store/sessionStore.js';
 import {SAFE_ID} from '../store/sessionStore.js';
 import {errorMessage} from '../util/errors.js';
 import {ResultMessage} from './schemas.js';
+import {ensureDir} from '../util/ensureDir.js';
+import {scratchFile, writeFileAtomic, writeNewFile} from '../util/atomicWrite.js';
+import {storing} from '../util/storageError.js';
 
 /*
  * Finished sessions on their way from a worker to the coordinator's sessions folder: the snapshot
@@ -28,10 +31,11 @@ export function unpackSession(packed: string): Buffer {
  */
 export function placeSession(dir: string, sessionId: string, bytes: Buffer): string {
 	if (!SAFE_ID.test(sessionId)) throw new Error(`'${sessionId.slice(0, 80)}' is not a safe session id`);
-	mkdirSync(dir, {recursive: true});
-	// A dot file: folder listings skip it while it is checked.
-	const incoming = path.join(dir, `.incoming-${process.pid}-${sessionId}.json`);
-	writeFileSync(incoming, bytes);
+	ensureDir(dir);
+	// A dot file: folder listings skip it while it is checked, and the next run removes it if this one is killed.
+	const incoming = scratchFile(path.join(dir, `${sessionId}.json`), 'incoming');
+	// Written whole or not at all; a full or read-only folder is a StorageError the coordinator stops on.
+	storing(incoming, 'write', () => writeNewFile(incoming, bytes));
 	try {
 		const session = readSession(incoming);
 		if (session.id !== sessionId) throw new Error(`it holds session ${session.id}, not ${sessionId}`);
@@ -58,10 +62,7 @@ export class Outbox {
 	}
 
 	put(message: ResultMessage): void {
-		mkdirSync(this.dir, {recursive: true});
-		const file = this.fileFor(message);
-		writeFileSync(`${file}.tmp`, JSON.stringify(message));
-		renameSync(`${file}.tmp`, file);
+		writeFileAtomic(this.fileFor(message), JSON.stringify(message));
 	}
 
 	get(batch: string, sessionId: string): ResultMessage | null {

@@ -9,6 +9,9 @@ export const BATCHES_KEY = `${PREFIX}:batches`;
 /** Live workers: id -> WorkerBeat JSON, refreshed every few seconds. */
 export const WORKERS_KEY = `${PREFIX}:workers`;
 
+/** Workers that refuse a batch (its preflight failed, a key is missing): worker id -> WorkerRefusal JSON. */
+export const refusalsKey = (batch: string) => `${PREFIX}:refusals:${batch}`;
+
 /** The queue of a batch's items (job id = the item's session id). */
 export const workQueueName = (batch: string) => `batch-${batch}`;
 /** The queue finished sessions travel back on (job id = the session id, so a second delivery is dropped). */

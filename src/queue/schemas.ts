@@ -74,7 +74,8 @@ const SessionEnd = z.strictObject({id: z.string(), status: SessionStatus, errorK
 export const QueueItemEnd = z.discriminatedUnion('kind', [
 	z.strictObject({kind: z.literal('start_failed'), message: z.string()}),
 	z.strictObject({kind: z.literal('internal'), patch: Patch, message: z.string()}),
-	z.strictObject({kind: z.literal('done'), patch: Patch, session: SessionEnd}),
+	z.strictObject({kind: z.literal('storage'), code: z.string(), message: z.string()}),
+	z.strictObject({kind: z.literal('done'), patch: Patch, alreadyEnded: z.boolean().optional(), session: SessionEnd}),
 ]);
 
 /**
@@ -106,3 +107,11 @@ export const WorkerBeat = z.strictObject({
 	lastSeen: z.string(),
 });
 export type WorkerBeat = z.infer<typeof WorkerBeat>;
+
+/**
+ * A worker that does not serve a batch now, and why (its preflight failed: the endpoint was down or
+ * refused; its environment lacks a key). It tries again at `retryAt`, backing off; the coordinator
+ * says each refusal once.
+ */
+export const WorkerRefusal = z.strictObject({worker: z.string(), host: z.string(), reason: z.string(), at: z.string(), retryAt: z.string(), attempts: z.number().int().positive()});
+export type WorkerRefusal = z.infer<typeof WorkerRefusal>;

@@ -16,9 +16,9 @@ import {SeedSpace} from '../universe/seeds.js';
 import {errorMessage} from '../util/errors.js';
 import {appendCheckpoint, claimCheckpoint, isDelivered, JournalTail, markDelivered, readCheckpoint, restoreJournal} from './checkpoint.js';
 import {Outbox, packSession, placeSession, unpackSession} from './delivery.js';
-import {BATCHES_KEY, PREFIX, resultQueueName, WORKERS_KEY, workQueueName} from './keys.js';
+import {BATCHES_KEY, PREFIX, refusalsKey, resultQueueName, WORKERS_KEY, workQueueName} from './keys.js';
 import {createRedisLimiter, type RedisLimiter} from './redisLimiter.js';
-import {BatchSpec, type ResultMessage, type WorkerBeat, WorkJob, type WorkProgress} from './schemas.js';
+import {BatchSpec, type ResultMessage, type WorkerBeat, type WorkerRefusal, WorkJob, type WorkProgress} from './schemas.js';
 import {connectionOptions, type QueueTarget} from './target.js';
 
 /*
@@ -143,7 +143,12 @@ export async function runWorker(options: WorkerOptions): Promise<{done: number}>
 	const local = createLimiter(options.concurrency, {adaptive: false});
 	const matches = nameMatcher(options.nameFilter);
 	const served = new Map<string, Served>();
-	const refused = new Set<string>();
+	/**
+	 * Batches this worker does not serve now, and when it tries again. A preflight that failed once
+	 * (the endpoint briefly down) used to refuse a batch for good, and its coordinator waited for ever:
+	 * now it is tried again with backoff (2 s doubling to a minute) and served once it passes.
+	 */
+	const refused = new Map<string, {retryAt: number; attempts: number; reason: string}>();
 	const startedAt = new Date().toISOString();
 	let inFlight = 0;
 	let done = 0;
@@ -253,7 +258,13 @@ export async function runWorker(options: WorkerOptions): Promise<{done: number}>
 			quiet: true,
 			settings,
 		});
-		await runtime.check(roles);
+		try {
+			await runtime.check(roles);
+		} catch (error) {
+			// Tried again later (see `refuse`): nothing of this attempt may stay open meanwhile.
+			await limiter.close().catch(() => undefined);
+			throw error;
+		}
 		const results = new Queue<ResultMessage>(resultQueueName(spec.name), {connection, prefix: PREFIX});
 		results.on('error', () => undefined);
 		const worker = new Worker<WorkJob>(workQueueName(spec.name), (job, token, signal) => process_(spec.name, job, token, signal), {
@@ -271,22 +282,39 @@ export async function runWorker(options: WorkerOptions): Promise<{done: number}>
 		log(`serving batch ${spec.name} (${Object.values(settings.roles).filter((role) => role.provider === 'openai').map((role) => role.baseURL ?? 'api.openai.com').filter((url, i, all) => all.indexOf(url) === i).join(', ') || 'mock only'}; ${options.parallel} at a time, global cap ${spec.cap} calls per endpoint)`);
 	};
 
+	/** Records (and says, when the reason is new) that this worker does not serve `name` now. */
+	const refuse = async (name: string, why: string) => {
+		// One line: it goes to this worker's log and, through Redis, to the coordinator's.
+		const reason = why.replace(/\s*\n\s*/g, ' ');
+		const before = refused.get(name);
+		const attempts = (before?.attempts ?? 0) + 1;
+		const delay = Math.min(60_000, 2000 * 2 ** (attempts - 1));
+		refused.set(name, {retryAt: Date.now() + delay, attempts, reason});
+		if (before?.reason !== reason) log(`batch ${name}: not served: ${reason} (trying again in ${Math.round(delay / 1000)} s, backing off to a minute)`);
+		const refusal: WorkerRefusal = {worker: id, host: hostname(), reason, at: new Date().toISOString(), retryAt: new Date(Date.now() + delay).toISOString(), attempts};
+		await redis.hset(refusalsKey(name), id, JSON.stringify(refusal)).catch(() => undefined);
+	};
+
 	const discover = async () => {
 		const recorded = await redis.hgetall(BATCHES_KEY);
 		for (const [name, json] of Object.entries(recorded)) {
-			if (served.has(name) || refused.has(name) || !matches(name) || shutdown.signal.aborted) continue;
+			if (served.has(name) || !matches(name) || shutdown.signal.aborted) continue;
+			const waiting = refused.get(name);
+			if (waiting && Date.now() < waiting.retryAt) continue;
 			const parsed = BatchSpec.safeParse(safeJson(json));
 			if (!parsed.success) {
-				refused.add(name);
-				log(`batch ${name}: its recorded settings are not readable by this version (${parsed.error.issues.slice(0, 3).map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ')}); skipped`);
+				await refuse(name, `its recorded settings are not readable by this version (${parsed.error.issues.slice(0, 3).map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ')})`);
 				continue;
 			}
 			try {
 				await serve(parsed.data);
 			} catch (error) {
-				refused.add(name);
-				log(`batch ${name}: not served: ${errorMessage(error)}`);
+				await refuse(name, errorMessage(error));
+				continue;
 			}
+			if (waiting) log(`batch ${name}: its preflight passes now (after ${waiting.attempts} refusal(s))`);
+			refused.delete(name);
+			await redis.hdel(refusalsKey(name), id).catch(() => undefined);
 		}
 	};
 
@@ -322,6 +350,7 @@ export async function runWorker(options: WorkerOptions): Promise<{done: number}>
 		await batch.limiter.close();
 	}));
 	await redis.hdel(WORKERS_KEY, id).catch(() => undefined);
+	await Promise.all([...refused.keys()].map((name) => redis.hdel(refusalsKey(name), id).catch(() => undefined)));
 	redis.disconnect();
 	subscriber.disconnect();
 	return {done};

@@ -1,13 +1,21 @@
-import {appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync} from 'node:fs';
+import {existsSync, readdirSync, rmSync} from 'node:fs';
 import path from 'node:path';
 import {isMainThread} from 'node:worker_threads';
 import {z} from 'zod';
 import {BatchItem, BatchManifest} from '../domain/batch.js';
-import {writeFileAtomic} from '../util/atomicWrite.js';
+import {removeStaleTemps, writeFileAtomic} from '../util/atomicWrite.js';
+import {readBoundedText} from '../util/boundedRead.js';
 import {UserError, zodProblems} from '../util/errors.js';
+import {storing} from '../util/storageError.js';
 import {unknownMessage} from '../util/suggest.js';
+import {type JournalOptions, type JournalRead, JournalAppender, describeDamage, readJournal} from './journal.js';
 import {type Lock, acquireLock} from './lock.js';
 import {writeStats} from './sessionStore.js';
+import {ensureDir} from '../util/ensureDir.js';
+
+/** Largest manifest and journal read (a million items is about 200 MB of manifest). */
+const MAX_MANIFEST_BYTES = 400 * 1024 * 1024;
+const JOURNAL: JournalOptions = {what: 'batch journal', afterTorn: 'skip', maxBytes: MAX_MANIFEST_BYTES};
 
 /** One journal line: item `i` changed (only the fields that did). */
 const ItemEvent = z.strictObject({i: z.number().int().nonnegative(), set: BatchItem.partial(), at: z.string()});
@@ -48,43 +56,44 @@ export class BatchStore {
 			.sort();
 	}
 
-	/** The manifest as it stands: the plan or last snapshot, with the running journal folded in. */
-	load(name: string): BatchManifest {
+	/**
+	 * The manifest as it stands: the plan or last snapshot, with the running journal folded in. A
+	 * journal damaged by a crash or a full disk is read as the journal module reads it (cut lines
+	 * dropped, a record appended after a fragment kept); `onNotice` hears what was dropped. Reading
+	 * never writes: the writer heals the file when it opens it.
+	 */
+	load(name: string, onNotice?: (message: string) => void): BatchManifest {
+		return this.read(name, onNotice).manifest;
+	}
+
+	private read(name: string, onNotice?: (message: string) => void): {manifest: BatchManifest; journal: JournalRead} {
 		const file = this.fileFor(name);
 		if (!existsSync(file)) throw new UserError(unknownMessage('batch', name, this.names(), `Batches live in ${this.dir}.`));
 		let raw: unknown;
+		const text = readBoundedText(file, {what: 'batch manifest', maxBytes: MAX_MANIFEST_BYTES});
 		try {
-			raw = JSON.parse(readFileSync(file, 'utf8'));
+			raw = JSON.parse(text);
 		} catch (error) {
 			throw new UserError(`${file}: not a readable batch manifest (${(error as Error).message.slice(0, 200)}). The sessions it ran are intact in ${this.sessionsDir}.`);
 		}
 		const parsed = BatchManifest.safeParse(raw);
 		if (!parsed.success) throw new UserError(`${file}: not a batch manifest of this version: ${zodProblems(parsed.error).slice(0, 5).join('; ')}`);
 		const manifest = parsed.data;
-		const journal = this.journalFor(name);
-		if (existsSync(journal) && statSync(journal).size > 0) {
-			const rows = readFileSync(journal, 'utf8').split('\n');
-			rows.forEach((row, index) => {
-				if (row.trim() === '') return;
-				let raw: unknown;
-				try {
-					raw = JSON.parse(row);
-				} catch {
-					if (index >= rows.length - 2) return; // the last line, cut off mid-write
-					throw new UserError(`${journal}:${index + 1}: not a readable batch journal line; the sessions are intact in ${this.sessionsDir}`);
-				}
-				// Whole JSON that breaks the schema was written so (an edit, another build): refused wherever it is.
-				// Dropped as "cut off" when last, an edited `"sessionId": "../x"` used to vanish without a word.
-				const parsed = ItemEvent.safeParse(raw);
-				if (!parsed.success) throw new UserError(`${journal}:${index + 1}: not a batch journal line of this version: ${zodProblems(parsed.error).slice(0, 5).join('; ')}`);
-				const event = parsed.data;
-				const item = manifest.items[event.i];
-				if (!item) throw new UserError(`${journal}:${index + 1}: item ${event.i} is not in the plan (${manifest.items.length} items)`);
-				manifest.items[event.i] = {...item, ...event.set};
-				if (event.at > manifest.updatedAt) manifest.updatedAt = event.at;
-			});
+		const journalFile = this.journalFor(name);
+		const journal = readJournal(journalFile, JOURNAL);
+		if (journal.damage.length > 0) onNotice?.(`${describeDamage(journalFile, journal)} (the next run of the batch rewrites it without them)`);
+		for (const line of journal.lines) {
+			// Whole JSON that breaks the schema was written so (an edit, another build): refused wherever it is.
+			// Dropped as "cut off" when last, an edited `"sessionId": "../x"` used to vanish without a word.
+			const parsedLine = ItemEvent.safeParse(line.value);
+			if (!parsedLine.success) throw new UserError(`${journalFile}:${line.line}: not a batch journal line of this version: ${zodProblems(parsedLine.error).slice(0, 5).join('; ')}`);
+			const event = parsedLine.data;
+			const item = manifest.items[event.i];
+			if (!item) throw new UserError(`${journalFile}:${line.line}: item ${event.i} is not in the plan (${manifest.items.length} items)`);
+			manifest.items[event.i] = {...item, ...event.set};
+			if (event.at > manifest.updatedAt) manifest.updatedAt = event.at;
 		}
-		return manifest;
+		return {manifest, journal};
 	}
 
 	/** Writes the plan of a new batch (once). */
@@ -95,16 +104,30 @@ export class BatchStore {
 	/**
 	 * The one writer of a batch for a run: item changes go to the journal as they happen; `close`
 	 * writes the compact snapshot, removes the journal and lets go of the lock. A second runner of the
-	 * same name stops with exit 2, naming the first.
+	 * same name stops with exit 2, naming the first. The manifest is read again once the lock is held
+	 * (another run may have finished items since the caller read it), a damaged journal is healed, and
+	 * temp files that killed runs left in the folder are removed.
 	 */
 	open(manifest: BatchManifest, onNotice?: (message: string) => void): BatchWriter {
 		// Worker threads share the coordinator's pid, so the lock file cannot tell them apart: a worker that
 		// opened the journal would be a second writer nothing stops. Only the coordinator (main thread) may.
 		if (!isMainThread) throw new Error(`batch ${manifest.name}: the batch journal is written by the coordinator only, never from a worker thread`);
-		mkdirSync(this.dir, {recursive: true});
+		ensureDir(this.dir);
 		const lock = acquireLock(path.join(this.dir, `${manifest.name}.lock`), `batch ${manifest.name}`, (previous) => onNotice?.(`took over batch ${manifest.name} from process ${previous.pid} on ${previous.host}, which is no longer running`));
-		if (!this.exists(manifest.name)) this.create(manifest);
-		return new BatchWriter(this, manifest, lock);
+		try {
+			for (const dir of [this.dir, this.sessionsDir]) {
+				const removed = removeStaleTemps(dir);
+				if (removed.length > 0) onNotice?.(`removed ${removed.length} temp file(s) that an interrupted run left in ${dir}`);
+			}
+			if (!this.exists(manifest.name)) this.create(manifest);
+			// What the plan says now, under the lock: not what the caller read before it.
+			const current = this.read(manifest.name).manifest;
+			const {appender} = JournalAppender.open(this.journalFor(manifest.name), {...JOURNAL, onHealed: (message) => onNotice?.(message)});
+			return new BatchWriter(this, current, lock, appender);
+		} catch (error) {
+			lock.release();
+			throw error;
+		}
 	}
 }
 
@@ -115,27 +138,38 @@ export class BatchWriter {
 		private readonly store: BatchStore,
 		readonly manifest: BatchManifest,
 		private readonly lock: Lock,
+		private readonly journal: JournalAppender,
 	) {}
 
-	/** Applies an item's change to the manifest in memory and appends it to the journal. */
+	/**
+	 * Applies an item's change to the manifest in memory and appends it to the journal. A journal that
+	 * cannot be written (disk full, read-only) throws a StorageError; the change stays in memory, so
+	 * the snapshot written on close still holds it if the disk lets it.
+	 */
 	update(index: number, patch: Partial<BatchItem>, at: string): BatchItem {
 		const item = {...this.manifest.items[index]!, ...patch, updatedAt: at};
 		this.manifest.items[index] = item;
 		this.manifest.updatedAt = at;
 		const text = `${JSON.stringify({i: index, set: {...patch, updatedAt: at}, at} satisfies ItemEvent)}\n`;
 		writeStats.chars += text.length;
-		appendFileSync(this.store.journalFor(this.manifest.name), text);
+		this.journal.append(text);
 		return item;
 	}
 
+	/**
+	 * Writes the snapshot and removes the journal, then lets go of the lock, last. A snapshot that
+	 * cannot be written leaves the journal in place (the manifest still reads whole from plan plus
+	 * journal) and its StorageError is what is thrown, never an error of the lock's release.
+	 */
 	close(): void {
 		if (this.closed) return;
 		this.closed = true;
 		try {
+			this.journal.close();
 			const text = JSON.stringify(this.manifest);
 			writeStats.chars += text.length;
 			writeFileAtomic(this.store.fileFor(this.manifest.name), text);
-			rmSync(this.store.journalFor(this.manifest.name), {force: true});
+			storing(this.store.journalFor(this.manifest.name), 'remove', () => rmSync(this.store.journalFor(this.manifest.name), {force: true}));
 		} finally {
 			this.lock.release();
 		}

@@ -1,7 +1,10 @@
-import {linkSync, readFileSync, renameSync, rmSync, writeFileSync} from 'node:fs';
-import path from 'node:path';
+import {linkSync, renameSync, rmSync} from 'node:fs';
 import {hostname} from 'node:os';
+import {scratchFile, writeNewFile} from '../util/atomicWrite.js';
+import {readBoundedText} from '../util/boundedRead.js';
 import {UserError} from '../util/errors.js';
+import {processAlive} from '../util/processAlive.js';
+import {asStorageError} from '../util/storageError.js';
 
 /**
  * One writer per file: a batch name, a session, a CRISP items file. Two processes writing the same
@@ -14,30 +17,29 @@ export type LockInfo = {readonly pid: number; readonly host: string; readonly si
 
 export type Lock = {readonly file: string; readonly tookOver: LockInfo | null; release(): void};
 
-/** A process that is not running on this host (signal 0 checks without touching it). */
+/** A holder that is not running on this host: no such pid, or a zombie that will never write again. */
 function gone(info: LockInfo): boolean {
-	if (info.host !== hostname()) return false;
-	try {
-		process.kill(info.pid, 0);
-		return false;
-	} catch (error) {
-		return (error as NodeJS.ErrnoException).code === 'ESRCH';
-	}
+	return info.host === hostname() && !processAlive(info.pid);
 }
 
+/** Who holds a lock file; null when it is gone or unreadable. Never read through a link (a planted one is refused). */
 function read(file: string): LockInfo | null {
+	let text: string;
 	try {
-		const info = JSON.parse(readFileSync(file, 'utf8')) as Partial<LockInfo>;
+		text = readBoundedText(file, {what: 'lock file', maxBytes: 64 * 1024});
+	} catch (error) {
+		if (error instanceof UserError && /symbolic link/.test(error.message)) throw error;
+		return null;
+	}
+	try {
+		const info = JSON.parse(text) as Partial<LockInfo>;
 		return typeof info.pid === 'number' && typeof info.host === 'string' ? (info as LockInfo) : null;
 	} catch {
 		return null;
 	}
 }
 
-/** A hidden name beside `file` that only this call uses. */
-function scratchName(file: string, tag: string): string {
-	return path.join(path.dirname(file), `.${path.basename(file)}.${tag}.${process.pid}.${Math.random().toString(36).slice(2, 10)}`);
-}
+const scratchName = scratchFile;
 
 /**
  * Creates `file` holding `info`, or returns false when it exists. The content goes to a scratch file
@@ -47,21 +49,27 @@ function scratchName(file: string, tag: string): string {
  */
 function create(file: string, info: LockInfo): boolean {
 	const scratch = scratchName(file, 'new');
-	writeFileSync(scratch, JSON.stringify(info));
+	try {
+		// Written and checked whole before it is linked into place; a disk that cannot take it is a StorageError.
+		writeNewFile(scratch, Buffer.from(JSON.stringify(info)));
+	} catch (error) {
+		rmSync(scratch, {force: true});
+		throw asStorageError(error, file, 'create the lock') ?? error;
+	}
 	try {
 		linkSync(scratch, file);
 		return true;
 	} catch (error) {
 		const code = (error as NodeJS.ErrnoException).code;
 		if (code === 'EEXIST') return false;
-		if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP' && code !== 'ENOSYS') throw error;
+		if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP' && code !== 'ENOSYS') throw asStorageError(error, file, 'create the lock') ?? error;
 		// A file system without hard links: exclusive creation, with the small window described above.
 		try {
-			writeFileSync(file, JSON.stringify(info), {flag: 'wx'});
+			writeNewFile(file, Buffer.from(JSON.stringify(info)));
 			return true;
 		} catch (fallback) {
 			if ((fallback as NodeJS.ErrnoException).code === 'EEXIST') return false;
-			throw fallback;
+			throw asStorageError(fallback, file, 'create the lock') ?? fallback;
 		}
 	} finally {
 		rmSync(scratch, {force: true});
@@ -82,7 +90,7 @@ function removeStale(file: string, seen: LockInfo | null): void {
 		renameSync(file, moved);
 	} catch (error) {
 		if ((error as NodeJS.ErrnoException).code === 'ENOENT') return; // someone else moved it already
-		throw error;
+		throw asStorageError(error, file, 'take over the stale lock') ?? error;
 	}
 	try {
 		if (!same(read(moved), seen)) {
@@ -131,8 +139,14 @@ function handle(file: string, tookOver: LockInfo | null): Lock {
 		release() {
 			if (released) return;
 			released = true;
-			const holder = read(file);
-			if (!holder || (holder.pid === process.pid && holder.host === hostname())) rmSync(file, {force: true});
+			try {
+				const holder = read(file);
+				if (!holder || (holder.pid === process.pid && holder.host === hostname())) rmSync(file, {force: true});
+			} catch {
+				// Released last, after whatever failed: a lock that cannot be removed (a folder gone
+				// read-only) must not hide that failure. It is stale once this process ends and is
+				// taken over by the next run.
+			}
 		},
 	};
 }

@@ -1,8 +1,9 @@
-import {existsSync, readFileSync} from 'node:fs';
+import {existsSync} from 'node:fs';
 import path from 'node:path';
 import {type Rating, RatingsError, parseRatings} from '../domain/ratings.js';
 import type {Metric} from '../domain/session.js';
 import {writeFileAtomic} from '../util/atomicWrite.js';
+import {readBoundedText} from '../util/boundedRead.js';
 import {UserError} from '../util/errors.js';
 
 /*
@@ -16,7 +17,8 @@ import {UserError} from '../util/errors.js';
 export function readRatings(file: string): Rating[] {
 	if (!existsSync(file)) throw new UserError(`File not found: ${file}`);
 	try {
-		return parseRatings(readFileSync(file, 'utf8'), file);
+		// Bounded and type-checked: a folder, a FIFO or /dev/zero named as the ratings file is a clear error.
+		return parseRatings(readBoundedText(file, {what: 'ratings file', maxBytes: 256 * 1024 * 1024, followLinks: true}), file);
 	} catch (error) {
 		if (error instanceof RatingsError) throw new UserError(error.message);
 		throw error;

@@ -1,21 +1,53 @@
-import {closeSync, existsSync, openSync, writeSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync} from 'node:fs';
+import {existsSync, readdirSync, rmSync, statSync} from 'node:fs';
 import path from 'node:path';
-import {Low} from 'lowdb';
-import {DataFile} from 'lowdb/node';
+import {type Adapter, Low} from 'lowdb';
 import {SESSION_VERSION, Session, violationId} from '../domain/session.js';
 import {type DiskSession, type JournalPatch, type JournalStart, LinePool, applyPatch, decodeSession, diffSession, encodeSession} from './sessionCodec.js';
+import {type JournalOptions, JournalAppender, describeDamage, readJournal} from './journal.js';
 import {type Lock, acquireLock} from './lock.js';
 import {SESSION_INDEX_VERSION, SessionIndex, SessionSummary, familyScores} from '../domain/sessionSummary.js';
 import {setupOf} from '../domain/setup.js';
 import {shortHash} from '../util/hash.js';
-import {writeFileAtomic} from '../util/atomicWrite.js';
+import {removeStaleTemps, writeFileAtomic} from '../util/atomicWrite.js';
+import {readBoundedText} from '../util/boundedRead.js';
 import {UserError, zodProblems} from '../util/errors.js';
+import {SessionTooLarge, storing} from '../util/storageError.js';
+
+export {SessionTooLarge} from '../util/storageError.js';
 import {unknownMessage} from '../util/suggest.js';
+import {ensureDir} from '../util/ensureDir.js';
 
 export type StoreOptions = {
-	/** Hears about stale locks taken over (a process that died holding a session). */
+	/** Hears about stale locks taken over (a process that died holding a session), healed journals, temp files removed. */
 	readonly onNotice?: (message: string) => void;
+	/** Largest a session may grow on disk (journal or snapshot). @default MAX_SESSION_BYTES */
+	readonly maxSessionBytes?: number;
 };
+
+/**
+ * Largest a session may grow on disk (journal or snapshot): 64 MB. With the reply-size limits of the
+ * model layer a session stays far below it (a long best-of-N episode is a few MB); it stops a
+ * runaway one before it fills the disk or outgrows what a report can read.
+ */
+export const MAX_SESSION_BYTES = 64 * 1024 * 1024;
+
+/** A lowdb adapter writing through writeFileAtomic: byte counts checked, storage failures named, temp files that say who wrote them. */
+class AtomicDataFile<T> implements Adapter<T> {
+	constructor(
+		private readonly file: string,
+		private readonly stringify: (data: T) => string,
+	) {}
+
+	async read(): Promise<T | null> {
+		return null; // the store reads sessions itself (readSession), bounded and validated
+	}
+
+	async write(data: T): Promise<void> {
+		writeFileAtomic(this.file, this.stringify(data));
+	}
+}
+
+const SESSION_JOURNAL: JournalOptions = {what: 'session journal', afterTorn: 'stop', maxBytes: 512 * 1024 * 1024};
 
 /** Session ids become file names: a safe pattern, so a manifest naming "../x" cannot write outside the folder. */
 export const SAFE_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/;
@@ -26,7 +58,8 @@ const MAX_FILE_BYTES = 512 * 1024 * 1024;
 /** Characters written to session and batch files by this process (for the storage benchmark). */
 export const writeStats = {chars: 0};
 
-type OpenSession = {readonly lock: Lock; readonly pool: LinePool; last: Session; journal: string; fd: number};
+/** `written`: pool lines already in the journal (a failed append leaves some to go with the next patch). */
+type OpenSession = {readonly lock: Lock; readonly pool: LinePool; last: Session; journal: string; appender: JournalAppender; written: number};
 
 /**
  * Sessions in a folder, one per episode: `<id>.json` (compact JSON, format version 2, requests
@@ -66,28 +99,44 @@ export class SessionStore {
 		if (!SAFE_ID.test(session.id)) throw new UserError(`Session id '${session.id.slice(0, 80)}' is not a safe file name (letters, digits, '.', '_' and '-').`);
 		const file = this.fileFor(session.id);
 		if (!this.madeDir) {
-			mkdirSync(path.dirname(file), {recursive: true});
+			const dir = path.dirname(file);
+			ensureDir(dir);
+			const removed = removeStaleTemps(dir);
+			if (removed.length > 0) this.options.onNotice?.(`removed ${removed.length} temp file(s) that an interrupted run left in ${dir}`);
 			this.madeDir = true;
 		}
+		const limit = this.options.maxSessionBytes ?? MAX_SESSION_BYTES;
 		let state = this.open.get(session.id);
 		if (!state) {
 			const lock = acquireLock(`${file.slice(0, -'.json'.length)}.lock`, `session ${session.id}`, (previous) => this.options.onNotice?.(`took over the lock of session ${session.id} left by process ${previous.pid} on ${previous.host} (no longer running)`));
-			const pool = new LinePool();
-			const journal = this.journalFor(session.id);
-			const start: JournalStart = {t: 'start', format: 'cultureconverse.session-journal', version: 2, session: encodeSession(session, pool)};
-			const text = `${JSON.stringify(start)}\n`;
-			writeStats.chars += text.length;
-			// Whole or not at all: a reader (a listing, a report) never meets a journal cut before its first line.
-			writeFileAtomic(journal, text);
-			// Held open while the episode runs: one write per step, not an open and a close as well.
-			state = {lock, pool, last: session, journal, fd: openSync(journal, 'a')};
-			this.open.set(session.id, state);
-		} else {
-			const patch = diffSession(state.last, session, state.pool);
-			if (patch) {
-				const text = `${JSON.stringify(patch)}\n`;
+			try {
+				const pool = new LinePool();
+				const journal = this.journalFor(session.id);
+				const start: JournalStart = {t: 'start', format: 'cultureconverse.session-journal', version: 2, session: encodeSession(session, pool)};
+				const text = `${JSON.stringify(start)}\n`;
+				if (text.length > limit) throw new SessionTooLarge(session.id, Buffer.byteLength(text), limit);
 				writeStats.chars += text.length;
-				writeSync(state.fd, text);
+				// Whole or not at all: a reader (a listing, a report) never meets a journal cut before its first
+				// line. Held open while the episode runs: one write per step, not an open and a close as well.
+				state = {lock, pool, last: session, journal, appender: JournalAppender.create(journal, text), written: pool.lines.length};
+				this.open.set(session.id, state);
+			} catch (error) {
+				lock.release();
+				throw error;
+			}
+		} else {
+			const diff = diffSession(state.last, session, state.pool);
+			if (diff) {
+				// A failed append leaves `last` as the file has it, so the next save's patch covers this
+				// one's changes again, and the pool lines it added go with it (`written` did not move).
+				const {lines: _added, ...changes} = diff;
+				const lines = state.pool.lines.slice(state.written);
+				const text = `${JSON.stringify({...changes, ...(lines.length > 0 ? {lines} : {})} satisfies JournalPatch)}\n`;
+				const bytes = state.appender.bytes + Buffer.byteLength(text);
+				if (bytes > limit) throw new SessionTooLarge(session.id, bytes, limit);
+				state.appender.append(text);
+				state.written = state.pool.lines.length;
+				writeStats.chars += text.length;
 			}
 			state.last = session;
 		}
@@ -106,32 +155,38 @@ export class SessionStore {
 		const file = this.fileFor(id);
 		// The journal's pool: lines and calls encoded as the episode ran are reused, not encoded again.
 		const disk = encodeSession(state.last, state.pool);
-		// Atomic (temp file + rename, through lowdb's DataFile), compact JSON.
+		// Atomic (temp file + rename, through lowdb with a checked adapter), compact JSON.
+		const limit = this.options.maxSessionBytes ?? MAX_SESSION_BYTES;
 		const stringify = (data: DiskSession) => {
 			const text = JSON.stringify(data);
+			if (text.length > limit) throw new SessionTooLarge(id, Buffer.byteLength(text), limit);
 			writeStats.chars += text.length;
 			return text;
 		};
-		const db = new Low<DiskSession>(new DataFile<DiskSession>(file, {parse: JSON.parse, stringify}), disk);
-		await db.write();
+		// A snapshot that cannot be written leaves the journal (the session reads whole from it) and the
+		// session open here, so a later settle or release still closes it.
+		await new Low<DiskSession>(new AtomicDataFile<DiskSession>(file, stringify), disk).write();
 		// A release() during the write above (a front end leaving as the episode ended) has closed the
-		// descriptor and the lock already: closing its number again could close another session's journal.
-		if (state.fd >= 0) closeSync(state.fd);
-		const released = state.fd < 0 && !this.open.has(id);
-		state.fd = -1;
-		rmSync(state.journal, {force: true});
-		if (!released) state.lock.release();
-		if (this.open.get(id) === state) this.open.delete(id);
+		// journal and released the lock already: neither is done twice.
+		const released = this.open.get(id) !== state;
+		state.appender.close();
+		storing(state.journal, 'remove', () => rmSync(state.journal, {force: true}));
+		if (!released) {
+			state.lock.release();
+			this.open.delete(id);
+		}
 	}
 
 	/** Stops writing a session without a snapshot (an interrupted episode keeps its journal, resumable). */
 	release(id: string): void {
 		const state = this.open.get(id);
 		if (!state) return;
-		if (state.fd >= 0) closeSync(state.fd);
-		state.fd = -1;
-		state.lock.release();
-		this.open.delete(id);
+		try {
+			state.appender.close();
+		} finally {
+			state.lock.release();
+			this.open.delete(id);
+		}
 	}
 
 	/** Sessions this store is writing now (for tests and leak checks). */
@@ -263,7 +318,7 @@ const INDEX_FILE = '.index.json';
 
 function readIndex(file: string): SessionIndex {
 	try {
-		return SessionIndex.parse(JSON.parse(readFileSync(file, 'utf8')));
+		return SessionIndex.parse(JSON.parse(readBoundedText(file, {what: 'session index', maxBytes: 256 * 1024 * 1024})));
 	} catch {
 		// Missing, damaged or from another version: it is derived data, so start over.
 		return {format: 'cultureconverse.session-index', version: SESSION_INDEX_VERSION, entries: {}};
@@ -299,39 +354,46 @@ export function readSession(file: string): Session {
 	return snapshot;
 }
 
+/**
+ * The session's file as `replay --json` prints it: the snapshot as saved, or for a running session
+ * (only its journal exists so far) the snapshot its journal folds into, in the same disk format.
+ */
+export function rawSessionText(file: string): string {
+	const snapshot = file.endsWith('.journal.jsonl') ? `${file.slice(0, -'.journal.jsonl'.length)}.json` : file;
+	const journal = `${snapshot.slice(0, -'.json'.length)}.journal.jsonl`;
+	if (existsSync(snapshot) && !existsSync(journal)) return readBoundedText(snapshot, {what: 'session file', maxBytes: MAX_FILE_BYTES, followLinks: true}).trimEnd();
+	return JSON.stringify(encodeSession(readSession(snapshot)));
+}
+
 /** @deprecated the name before journals: reads one session (see readSession). */
 export const readSessionFile = readSession;
 
 function readRaw(file: string): unknown {
-	const size = statSync(file).size;
-	if (size > MAX_FILE_BYTES) throw new UserError(`${file}: ${Math.round(size / 1024 / 1024)} MB is too large for a session file (the limit is ${MAX_FILE_BYTES / 1024 / 1024} MB); it was not read.`);
+	// Bounded and type-checked (a folder, a FIFO or a device named *.json is an error, never a hang).
+	const text = readBoundedText(file, {what: 'session file', maxBytes: MAX_FILE_BYTES, followLinks: true});
 	try {
-		return JSON.parse(readFileSync(file, 'utf8'));
+		return JSON.parse(text);
 	} catch (error) {
 		throw new UserError(`${file}: not a readable session file (${truncate((error as Error).message, 200)})`);
 	}
 }
 
-/** A journal folded into a session: its start line, then every patch; a last line cut off by a crash is dropped. */
-function foldJournal(file: string): unknown {
-	const size = statSync(file).size;
-	if (size > MAX_FILE_BYTES) throw new UserError(`${file}: ${Math.round(size / 1024 / 1024)} MB is too large for a session journal; it was not read.`);
-	const text = readFileSync(file, 'utf8');
-	const rows = text.split('\n');
+/**
+ * A journal folded into a session: its start line, then every patch. What a crash or a full disk
+ * left (a cut last line, a cut line another save was appended to) is dropped by the journal module,
+ * and nothing after a torn line is applied (each patch builds on the state before it): those steps
+ * run again on resume. `onNotice` hears what was dropped.
+ */
+function foldJournal(file: string, onNotice?: (message: string) => void): unknown {
+	const read = readJournal(file, {...SESSION_JOURNAL, followLinks: true});
+	if (read.damage.length > 1 || read.unused > 0 || read.damage.some((one) => one.kind !== 'cut_tail')) onNotice?.(describeDamage(file, read));
 	let disk: DiskSession | null = null;
-	for (let i = 0; i < rows.length; i++) {
-		const row = rows[i]!;
-		if (row.trim() === '') continue;
-		let value: JournalStart | JournalPatch;
-		try {
-			value = JSON.parse(row) as JournalStart | JournalPatch;
-		} catch {
-			if (i >= rows.length - 2) break; // the last line, cut off mid-write
-			throw new UserError(`${file}:${i + 1}: not a readable journal line; the session's earlier lines are intact`);
-		}
+	for (const {value: raw, line} of read.lines) {
+		const value = raw as JournalStart | JournalPatch;
 		if (value.t === 'start') disk = value.session;
 		else if (value.t === 'patch' && disk) disk = applyPatch(disk, value);
 		else if (!disk) throw new UserError(`${file}: a session journal must start with the whole session`);
+		else throw new UserError(`${file}:${line}: not a session journal line of this version`);
 	}
 	if (!disk) throw new UserError(`${file}: an empty session journal (the session never finished its first save)`);
 	return disk;

@@ -139,6 +139,9 @@ function reduceEvent(state: LiveState, event: EngineEvent, at: string, nowMs: nu
 			return {...state, running: null, streaming: null};
 		case 'episode_finished':
 			return event.error ? {...state, problem: `${event.error.flag}: ${event.error.message}`, notices: push(state.notices, {at, level: 'error', text: `${event.error.flag}: ${event.error.message}`})} : state;
+		case 'save_failed':
+			// The disk (or the session's size limit) stopped the save: said as the episode's problem.
+			return {...state, running: null, streaming: null, problem: event.message, notices: push(state.notices, {at, level: 'error', text: event.message})};
 		case 'episode_started':
 		case 'stage_done':
 		case 'user_turn':
