@@ -51,7 +51,8 @@ function examples(): {found: Example[]; bare: Example[]} {
 
 /** The arguments of an example: quotes honoured, placeholders (<id>, [--opt ...], ...) made concrete or left out. */
 function argsOf(text: string): string[] {
-	const withoutOptional = text.replace(/\[[^\]]*\]/g, ' ').replace(/\.\.\./g, ' ').replace(/…/g, ' ');
+	// `--flag ...` stands for a value the reader fills in: a placeholder value, so the flag is still checked.
+	const withoutOptional = text.replace(/\[[^\]]*\]/g, ' ').replace(/(--[\w-]+)\s+(\.\.\.|…)/g, '$1 X').replace(/\.\.\./g, ' ').replace(/…/g, ' ');
 	const tokens = [...withoutOptional.matchAll(/"([^"]*)"|'([^']*)'|(\S+)/g)].map((match) => match[1] ?? match[2] ?? match[3]!);
 	return tokens.slice(2).map((token) => token.replace(/<[^>]+>/g, 'X')).filter((token) => token !== '' && token !== '\\');
 }

@@ -178,6 +178,7 @@ describe('episode screen, live on the offline mock', () => {
 			frame = await tui.waitFor((f) => f.includes('Oracle') && f.includes('Private'), 'y reveals the hidden panes');
 			await tui.waitFor(() => engine.session.sawHidden === true, 'recorded on the session');
 			assert.deepEqual(engine.session.hiddenViews?.map((seen) => [seen.view, seen.step]), [['tui-reveal', engine.session.steps.length]], 'with the route and the step');
+			await tui.settle();
 			await tui.press('e');
 			await tui.waitFor((f) => !f.includes('e types in it'), 'e enters the box');
 			await tui.settle();
