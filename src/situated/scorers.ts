@@ -1,6 +1,9 @@
 import {setTimeout as delay} from 'node:timers/promises';
 import type {RoleSettings} from '../domain/session.js';
+import {connectionProblem, connectionText} from '../llm/connection.js';
+import {httpFetch} from '../llm/httpFetch.js';
 import {classifyStatus, retryDelay} from '../llm/retry.js';
+import {fromServer} from '../llm/serverText.js';
 import {type CallContext, type GradeMock, gradeGrounding, scoreWithRewardModel} from './agents.js';
 import type {RewardInput} from './views.js';
 
@@ -67,7 +70,8 @@ export type EndpointOptions = {
  * and the message shows what it sent.
  */
 async function postForNumber(url: string, body: unknown, field: string, signal: AbortSignal | undefined, options: EndpointOptions): Promise<number> {
-	const send = options.fetch ?? fetch;
+	// The transport every model call uses: proxies (HTTPS_PROXY / NO_PROXY), reused sockets a server closed.
+	const send = options.fetch ?? httpFetch;
 	const sleep = options.sleep ?? ((ms: number, s?: AbortSignal) => delay(ms, undefined, {signal: s}));
 	const attempts = options.maxAttempts ?? 4;
 	const policy = {maxAttempts: attempts, baseDelayMs: 500, maxDelayMs: 8000};
@@ -80,14 +84,17 @@ async function postForNumber(url: string, body: unknown, field: string, signal: 
 			response = await send(url, {method: 'POST', headers: {'content-type': 'application/json', accept: 'application/json'}, body: JSON.stringify(body), signal: signal ? AbortSignal.any([signal, timeout]) : timeout});
 		} catch (error) {
 			if (signal?.aborted) throw error;
-			last = `network: ${(error as Error).message}`;
+			// What the failed connection was and how to fix it, from the one place that says it (connection.ts).
+			const problem = connectionProblem(error);
+			last = problem ? connectionText(problem) : `network: ${(error as Error).message}`;
+			if (problem && !problem.retryable) break;
 			if (attempt < attempts) await sleep(retryDelay({attempt, policy, retryAfterMs: null, random: Math.random}), signal);
 			continue;
 		}
 		const text = await response.text();
 		if (!response.ok) {
 			const verdict = classifyStatus(response.status, response.headers, Date.now());
-			last = `HTTP ${response.status}${text ? `: ${text.slice(0, 200)}` : ''}`;
+			last = `HTTP ${response.status}${text ? `: ${fromServer(text.slice(0, 200), [])}` : ''}`;
 			if (!verdict.retryable) break;
 			if (attempt < attempts) await sleep(retryDelay({attempt, policy, retryAfterMs: verdict.retryAfterMs, random: Math.random}), signal);
 			continue;
@@ -96,9 +103,9 @@ async function postForNumber(url: string, body: unknown, field: string, signal: 
 		try {
 			value = (JSON.parse(text) as Record<string, unknown>)[field];
 		} catch {
-			throw new ScorerError(`${url} did not answer with JSON (got: ${text.slice(0, 120)})`, url);
+			throw new ScorerError(`${url} did not answer with JSON (got: ${fromServer(text.slice(0, 120), [])})`, url);
 		}
-		if (typeof value !== 'number' || !Number.isFinite(value)) throw new ScorerError(`${url} answered without a numeric "${field}" (got: ${text.slice(0, 120)})`, url);
+		if (typeof value !== 'number' || !Number.isFinite(value)) throw new ScorerError(`${url} answered without a numeric "${field}" (got: ${fromServer(text.slice(0, 120), [])})`, url);
 		return value;
 	}
 	throw new ScorerError(`${url} failed after ${attempts} attempt(s): ${last}`, url);
