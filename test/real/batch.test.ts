@@ -13,14 +13,15 @@ import {MODEL_FAILURES, cli, describe as describeSessions, install, modelArgs, r
 
 /** The words after "Continue with: cultureconverse" in the batch's closing lines, as argv. */
 function resumeArgv(stderr: string): string[] | null {
-	const line = /Continue with: cultureconverse ([^\n]+?)(?: \(items with an error flag[^\n]*)?$/m.exec(stderr)?.[1];
+	const line = /Continue with: (?:npx )?cultureconverse ([^\n]+?)(?: \(items with an error flag[^\n]*)?$/m.exec(stderr)?.[1];
 	return line ? (line.match(/'[^']*'|"[^"]*"|\S+/g) ?? []).map((word) => word.replace(/^['"]|['"]$/g, '')) : null;
 }
 
 describe('real llama-server: a batch whose server dies', {skip}, () => {
 	let server: RunningServer;
 	const ws = workspace();
-	const batch = ['batch', '--name', 'kill', '--persona', 'bn-malay-muslim-a18-f', '--tier', 'standard', '--sample', '4', '--max-turns', '1', '--judge-mode', 'combined', '--parallel', '2', '--stop-after', '2'];
+	const batch = ['batch', '--name', 'kill', '--persona', 'bn-malay-muslim-a18-f', '--tier', 'standard', '--sample', '4', '--max-turns', '1', '--judge-mode', 'combined', '--parallel', '1', '--stop-after', '2'];
+	// One at a time: once the server is gone the next two items fail and the breaker stops the fourth from starting.
 	const models = (target: RunningServer) => [...modelArgs(target, ws), '--judge-model', 'mock'];
 	let first = {code: -1, stdout: '', stderr: ''};
 	before(async () => {
