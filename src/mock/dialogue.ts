@@ -125,14 +125,37 @@ const STEPS = [
 	'Keep a simple fallback option in case the first choice does not work out.',
 	'Agree on who will make the final call before you start, so decisions do not stall.',
 	'Give people a little notice so they can plan around it.',
+	'In many families the eldest relative is asked first; it is worth checking whether that applies to yours.',
+	'Customs vary from place to place, so confirm the details with someone local.',
 ];
 
-/** The user's last point in their own words: the sentence after "one thing ...:" or the longest sentence. */
+/**
+ * What a revealed constraint rules out, when the user worded it as something to avoid ("we have to
+ * avoid X" -> "X"); the careless baseline below suggests it anyway.
+ */
+function ruledOut(focus: string): string | undefined {
+	return focus.match(/\b(?:we|i) (?:have to|must|need to|should|cannot|can't) (?:avoid|skip|stay away from|not have) (.+)$/i)?.[1];
+}
+
+/** The user's last point in their own words: what follows "one thing ...:" when the message adds one, or the part it asks about. */
 function focusOf(message: string): string | undefined {
-	const said = stripEnd(message.split(/:\s+/).slice(1).join(': ').split(/[.!?]/)[0] ?? '');
+	const said = stripEnd(message.split(/:\s+/).slice(1).join(': ').split(/[.!?](?:\s|$)/)[0] ?? '');
 	if (said.split(/\s+/).length >= 3) return said;
-	const longest = sentences(message).filter((sentence) => !sentence.endsWith('?')).sort((a, b) => b.length - a.length)[0];
-	return longest && longest.split(/\s+/).length >= 4 ? stripEnd(longest) : undefined;
+	return undefined;
+}
+
+/** "what about my team leader?" -> "my team leader". */
+function askedAbout(message: string): string | undefined {
+	return message.match(/\bwhat about ([^?]{3,80})\?/i)?.[1];
+}
+
+/** The sentence the baseline opens with when the user added something, in its words as far as it can. */
+function takeUp(focus: string): string {
+	const cares = focus.match(/^in my family we care about this:\s*(.+)$/i)?.[1];
+	if (cares) return `Since ${stripEnd(cares)} matters in your family, I would build the plan around it.`;
+	const out = ruledOut(focus);
+	if (out) return `Since ${stripEnd(out)} is out for you, I would plan around that from the start.`;
+	return `Since ${lowerFirst(focus)}, I would keep that at the centre of the plan.`;
 }
 
 /** The offline assistant: a generic, polite, structured reply that picks up the user's words and asks one question. */
@@ -151,14 +174,22 @@ export function mockAssistant(input: unknown, request?: {readonly sample?: numbe
 	// Best-of-N samples differ in their opening and in whether they end on a question.
 	const intro = ['Thanks for explaining the situation. Here is how I would approach it:', 'That makes sense. A practical way forward:', 'Good to know. Taking that into account, I would suggest:'][(turn + sample) % 3]!;
 	const focus = turn > 1 ? focusOf(lastUser) : undefined;
+	// One episode in three the baseline is careless: it brushes aside what the user said to avoid, as a
+	// weak assistant does (the simulated user pushes back, the rubric finds the tripwire), so offline
+	// scores spread the way model scores do instead of sitting on one value.
+	const opener = users[0]?.content ?? '';
+	const careless = fnv1a(`${opener}#careless`) % 3 === 0 && sample === 0 ? ruledOut(focus ?? '') : undefined;
 	const start = fnv1a(key) % STEPS.length;
 	const steps = [0, 1, 2].map((offset) => STEPS[(start + offset * 2) % STEPS.length]!);
-	const lines = [intro, ...(focus ? [`Since ${lowerFirst(focus)}, I would keep that at the centre of the plan.`] : []), ...steps.map((step, index) => `${index + 1}. ${step}`)];
+	const about = turn > 1 ? askedAbout(lastUser) : undefined;
+	const opening = careless ? `Honestly, ${stripEnd(careless)} is fine to include here; most families are relaxed about it these days.` : focus ? takeUp(focus) : about ? `On ${lowerFirst(about)}: the same approach works, with a little care.` : undefined;
+	const lines = [intro, ...(opening ? [opening] : []), ...steps.map((step, index) => `${index + 1}. ${step}`)];
 	if (gold && guidance) {
 		const firstCriterion = guidance.split('\n').find((line) => line.startsWith('- '));
 		if (firstCriterion) lines.push(`Most importantly: ${lowerFirst(firstCriterion.slice(2))}`);
 	}
-	if (sample % 2 === 0) lines.push(turn % 2 === 1 ? 'Is there anything about your family\'s or community\'s customs I should take into account?' : 'Would it help if I suggested some wording you could use?');
+	const ending = fnv1a(`${key}#end`) % 3;
+	if (sample % 2 === 0 && ending > 0) lines.push(ending === 1 ? 'Is there anything about your family\'s or community\'s customs I should take into account?' : 'Would it help if I suggested some wording you could use?');
 	else lines.push('I hope this helps you plan it.');
 	return lines.join('\n');
 }

@@ -115,9 +115,15 @@ export function disclosureMet(cue: DisclosureCue, reply: string, constraint: str
 		case 'clash': {
 			if (!english) return false;
 			// The constraint's subject words, minus the frame a mock constraint is worded in ("we have to avoid").
-			const subject = stemsOf(constraint).filter((word) => !CONSTRAINT_FRAME.has(word));
-			const words = new Set(stemsOf(reply));
-			return subject.some((word) => words.has(word));
+			// Two of them in one sentence (one when the subject is a single word): a passing "final call"
+			// does not run into "calling someone names".
+			const subject = [...new Set(stemsOf(constraint).filter((word) => !CONSTRAINT_FRAME.has(word)))];
+			const need = Math.min(2, subject.length);
+			if (need === 0) return false;
+			return reply.split(/(?<=[.!?])\s+|\n+/).some((sentence) => {
+				const words = new Set(stemsOf(sentence));
+				return subject.filter((word) => words.has(word)).length >= need;
+			});
 		}
 		default: {
 			const never: never = cue;
