@@ -173,7 +173,7 @@ async function runOrResume(context: CommandContext): Promise<number> {
 	// Bounded by the plan here; the runner narrows it to the items left once it holds the batch.
 	const workers = workerCount(flags['workers'], parallel, manifest.items.length);
 	const mode = flags['jsonl'] ? 'jsonl' : flags['json'] ? 'json' : 'text';
-	if (mode === 'text' && runtime.settings.offline) io.stderr.write(chalk.yellow('Offline mock provider: no model endpoint is configured (set OPENAI_BASE_URL / OPENAI_API_KEY). Output is deterministic filler, not a measurement.\n'));
+	if (mode === 'text' && runtime.settings.offline) io.stderr.write(chalk.yellow('Offline mock provider: no model endpoint is configured (set OPENAI_BASE_URL / OPENAI_API_KEY). Output is deterministic filler, not a measurement; the judge is a rubric (mock:rubric), not a model.\n'));
 	const started = Date.now();
 	// The width the progress line shows: the batch's shared limiter when it runs on several threads.
 	let width = () => runtime.gateway.concurrency();

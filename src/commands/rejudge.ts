@@ -2,6 +2,7 @@ import chalk from 'chalk';
 import {summaryOf} from './registry.js';
 import {createRuntime, runtimeFlags} from '../app/runtime.js';
 import {type CallRecord, JudgeMode, type Session} from '../domain/session.js';
+import {judgeModelName} from '../domain/setup.js';
 import {EpisodeEngine} from '../episode/engine.js';
 import {summarizeCalls} from '../llm/usage.js';
 import {fixed, percent, signed} from '../present/numbers.js';
@@ -56,13 +57,13 @@ export const rejudgeCommand: Command = {
 			for (const summary of chosen.filter((row) => !row.id.includes('.rj-'))) originals.push(await runtime.store.load(summary.path));
 		}
 		if (originals.length === 0) throw new UserError('No saved session matches: give session ids, --batch NAME or filters (see `npx cultureconverse sessions`).');
-		if (runtime.settings.offline && !flags['json']) io.stderr.write(chalk.yellow('Offline mock provider: the new judge is the mock, whose scores are filler, not a measurement.\n'));
+		if (runtime.settings.offline && !flags['json']) io.stderr.write(chalk.yellow('Offline mock provider: the new judge is the offline rubric (mock:rubric), not a model judge; its scores are counts, not a measurement.\n'));
 
 		const outcomes: Outcome[] = [];
 		const breaker = new SetupBreaker(wholeFlag(flags, 'stopAfter', {min: 0, max: 1_000_000}, 3), io.signal);
 		await eachLimited(originals, parallel, breaker.signal, async (original) => {
 			const mode = (modeFlag as JudgeMode | undefined) ?? original.config.judgeMode;
-			const same = original.config.models.judge === judge.model && original.config.judgeMode === mode;
+			const same = original.config.models.judge === judgeModelName(judge) && original.config.judgeMode === mode;
 			const why = rejudgeable(original) ?? (same && repeat === 1 ? `it was judged by ${judge.model} (${mode}) already: name another --judge-model or --judge-mode, or --repeat 2 to ask the same judge again` : null);
 			if (why) {
 				outcomes.push({kind: 'skipped', id: original.id, why});

@@ -61,7 +61,7 @@ export function agreementData(flags: Flags, io: IO, options: {panel: boolean; qu
 	if (known.length === 0) throw new UserError('None of the rated sessions is among the judged sessions chosen: check the session ids, --sessions-dir and the filters.');
 	const rated = new Set(known.map((rating) => dialogueOf(rating.session)));
 	const inPlay = completed.filter((s) => rated.has(s.rejudgeOf ?? s.id));
-	if (inPlay.some((s) => mockKind(s).roles.includes('judge'))) note('some rated sessions were judged by the offline mock: its scores are filler, not a judge.');
+	if (inPlay.some((s) => mockKind(s).roles.includes('judge'))) note('some rated sessions were judged by the offline rubric (mock:rubric): its scores are counts, not a model judge\'s.');
 	const judgedOf = (s: SessionSummary): JudgedDialogue => ({dialogue: s.rejudgeOf ?? s.id, judge: selection.keyOf(s).judge, scores: s.scores ?? {}, region: s.region, language: s.language, seed: s.seedId});
 	const primary = inPlay.filter((s) => s.rejudgeOf === null);
 	// Cells of the dialogues' own judgements: the keys that vary among them, unless pooled.

@@ -57,7 +57,7 @@ export const runCommand: Command = {
 		// Bad flags are reported before anything else is said about the run.
 		const fresh = typeof flags['resume'] === 'string' ? null : {seed: seedFromFlags(runtime, flags), options: episodeOptionsFromFlags(flags)};
 		await runtime.check(roles);
-		if (mode === 'text' && runtime.settings.offline) io.stderr.write(chalk.yellow('Offline mock provider: no model endpoint is configured (set OPENAI_BASE_URL / OPENAI_API_KEY). Output is deterministic filler, not a measurement.\n'));
+		if (mode === 'text' && runtime.settings.offline) io.stderr.write(chalk.yellow('Offline mock provider: no model endpoint is configured (set OPENAI_BASE_URL / OPENAI_API_KEY). Output is deterministic filler, not a measurement; the judge is a rubric (mock:rubric), not a model.\n'));
 		const engine = fresh
 			? await startEpisode(runtime, fresh.seed, fresh.options, listener)
 			: await resumeEpisode(runtime, flags['resume'] as string, {allowModelChange: Boolean(flags['allowModelChange'])}, listener);

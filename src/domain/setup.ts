@@ -11,6 +11,18 @@ import {shortHash} from '../util/hash.js';
  * (report/setups.ts). Nothing else decides comparability.
  */
 
+/**
+ * The name the offline judge goes by: a rubric (mock/rubric.ts), never a model judge. Sessions it
+ * judged carry it as their judge model, so reports keep its scores in a judge cell of their own;
+ * sessions judged before it existed keep the plain "mock" they were saved with.
+ */
+export const MOCK_JUDGE = 'mock:rubric';
+
+/** The judge model name a session records: the rubric's name on the mock provider, else the model. */
+export function judgeModelName(settings: Pick<RoleSettings, 'provider' | 'model'>): string {
+	return settings.provider === 'mock' ? MOCK_JUDGE : settings.model;
+}
+
 /** What of a role's settings changes a measurement: not timeouts, streaming, notices or capabilities. */
 export const RoleIdentity = z.strictObject({
 	/** provider:model as it ran. */
@@ -84,12 +96,17 @@ export const SessionSetup = z.strictObject({
 });
 export type SessionSetup = z.infer<typeof SessionSetup>;
 
+/** The rubric judge is `mock:rubric` in the identity; a session judged by the older mock keeps `mock:mock` (and its key). */
+function judgeAware(role: ModelRole, identity: RoleIdentity, judgeModel: string): RoleIdentity {
+	return role === 'judge' && identity.model === 'mock:mock' && judgeModel === MOCK_JUDGE ? {...identity, model: MOCK_JUDGE} : identity;
+}
+
 /** The session's setup identity and its short hash (equal keys, comparable scores). */
 export function setupOf(session: Pick<Session, 'config' | 'sawHidden'>): {setup: SessionSetup; setupKey: string} {
 	const roles = session.config.roles;
 	const setup: SessionSetup = {
 		assistant: session.config.assistant,
-		roles: Object.fromEntries(ModelRole.options.map((role) => [role, roleIdentity(roles[role])])),
+		roles: Object.fromEntries(ModelRole.options.map((role) => [role, judgeAware(role, roleIdentity(roles[role]), session.config.models.judge)])),
 		judgeMode: session.config.judgeMode,
 		maxTurns: session.config.maxTurns,
 		bestOf: session.config.bestOf ?? null,

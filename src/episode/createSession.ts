@@ -1,6 +1,7 @@
 import {randomBytes} from 'node:crypto';
 import type {Seed} from '../domain/seed.js';
 import {type AssistantKind, type JudgeMode, type LanguageMode, ModelRole, SESSION_VERSION, type Session, type SessionConfig} from '../domain/session.js';
+import {judgeModelName} from '../domain/setup.js';
 import type {ResolvedTemplate} from '../domain/template.js';
 import type {Persona} from '../domain/universe.js';
 import type {ModelGateway} from '../llm/types.js';
@@ -39,7 +40,7 @@ export function buildConfig(gateway: ModelGateway, options: EpisodeOptions, extr
 	const assistantModel = assistant === 'human' ? 'human' : assistant === 'replay' ? `replay:${options.replayFrom ?? '?'}` : roles.assistant.model;
 	const usesModel = (role: ModelRole) => role !== 'assistant' || assistant === 'llm' || assistant === 'gold';
 	return {
-		models: {generator: roles.generator.model, validator: roles.validator.model, simulator: roles.simulator.model, assistant: assistantModel, judge: roles.judge.model},
+		models: {generator: roles.generator.model, validator: roles.validator.model, simulator: roles.simulator.model, assistant: assistantModel, judge: judgeModelName(roles.judge)},
 		roles,
 		language: options.language ?? 'english',
 		mode: assistant === 'gold' ? 'gold' : 'eval',

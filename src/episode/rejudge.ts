@@ -1,4 +1,5 @@
 import type {JudgeMode, RoleSettings, Session} from '../domain/session.js';
+import {judgeModelName} from '../domain/setup.js';
 
 /*
  * Re-scoring a saved dialogue with another judge. The original session is never touched: the copy
@@ -36,7 +37,7 @@ export function rejudgeCopy(original: Session, judge: {readonly settings: RoleSe
 		calls: original.calls.filter((call) => call.step <= lastStep),
 		config: {
 			...original.config,
-			models: {...original.config.models, judge: judge.settings.model},
+			models: {...original.config.models, judge: judgeModelName(judge.settings)},
 			roles: {...original.config.roles, judge: judge.settings},
 			judgeMode: judge.mode,
 			mock: original.config.mock || judge.settings.provider === 'mock',

@@ -226,7 +226,7 @@ export function usesMock(roles: Readonly<Record<ModelRole, RoleSettings>>): bool
 
 /** "mock", "replay:FILE" or a real model name. */
 function providerOf(model: string, cwd: string): Pick<RoleSettings, 'provider' | 'model' | 'replayFile'> {
-	if (model === 'mock') return {provider: 'mock', model: 'mock', replayFile: null};
+	if (model === 'mock' || model === 'mock:rubric') return {provider: 'mock', model: 'mock', replayFile: null};
 	if (model.startsWith('replay:')) {
 		const file = model.slice('replay:'.length);
 		if (!file) throw new UserError('A replay model needs a file: replay:PATH (a file written by --record).');

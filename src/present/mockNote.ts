@@ -21,12 +21,13 @@ export function mockNotes(kind: MockKind): readonly string[] {
 	if (kind.kind === 'none') return [];
 	if (kind.kind === 'all') {
 		return [
-			'OFFLINE MOCK PROVIDER · no model endpoint (OPENAI_BASE_URL / OPENAI_API_KEY) · every role ran on the mock · replies and scores are filler, not measurements',
-			'OFFLINE MOCK · every role ran on the mock · replies and scores are filler, not measurements',
-			'OFFLINE MOCK · filler, not measurements',
+			'OFFLINE MOCK PROVIDER · no model endpoint (OPENAI_BASE_URL / OPENAI_API_KEY) · every role ran on the mock · scores from a rubric (mock:rubric), not a model judge · not measurements',
+			'OFFLINE MOCK · every role ran on the mock · rubric scores, not a model judge · not measurements',
+			'OFFLINE MOCK · rubric scores · not measurements',
 		];
 	}
 	const roles = kind.roles.join(', ');
-	const what = kind.roles.includes('judge') ? 'the scores are' : 'their output is';
-	return [`PARTLY OFFLINE MOCK · ${roles} ran on the mock provider · ${what} deterministic filler, not a measurement`, `PARTLY MOCK · ${roles} · ${what} filler, not a measurement`, `PARTLY MOCK (${roles}) · not a measurement`];
+	// The offline judge is a rubric: its scores are counts over the replies, and are named so.
+	if (kind.roles.includes('judge')) return [`PARTLY OFFLINE MOCK · ${roles} ran on the mock provider · the scores come from a rubric (mock:rubric), not a model judge · not a measurement`, `PARTLY MOCK · ${roles} · rubric scores, not a model judge · not a measurement`, `PARTLY MOCK (${roles}) · rubric · not a measurement`];
+	return [`PARTLY OFFLINE MOCK · ${roles} ran on the mock provider · their output is deterministic filler, not a measurement`, `PARTLY MOCK · ${roles} · their output is filler, not a measurement`, `PARTLY MOCK (${roles}) · not a measurement`];
 }

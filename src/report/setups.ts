@@ -148,7 +148,9 @@ export function mockWording(input: {records: number; touched: number; all: boole
 	if (input.touched === 0) return null;
 	const roles = [...input.roles].sort().join(', ');
 	const plural = `${input.what}s`;
-	if (input.all) return `Every role of ${input.records === 1 ? `this ${input.what}` : `all ${input.records} ${plural}`} ran on the offline mock provider (${roles}): the figures are deterministic filler, not measurements.`;
+	// The offline judge is a rubric (mock:rubric): said wherever its scores are in the figures.
+	const rubric = input.roles.includes('judge') ? ' The scores come from the offline rubric (mock:rubric), not a model judge.' : '';
+	if (input.all) return `Every role of ${input.records === 1 ? `this ${input.what}` : `all ${input.records} ${plural}`} ran on the offline mock provider (${roles}): the figures are deterministic filler, not measurements.${rubric}`;
 	const share = input.touched === input.records ? (input.records === 1 ? `This ${input.what}` : `All ${input.records} ${plural}`) : `${input.touched} of ${input.records} ${plural}`;
-	return `${share} ran some roles on the offline mock provider (${roles}): figures that involve those roles are filler, not measurements.`;
+	return `${share} ran some roles on the offline mock provider (${roles}): figures that involve those roles are filler, not measurements.${rubric}`;
 }
