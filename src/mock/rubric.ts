@@ -26,6 +26,9 @@ const FRAME = new Set(
 		.map(stem),
 );
 
+/** Words of the simulated user's own framing of a disclosure ("one thing I should have mentioned"). */
+const ASIDE = new Set('okay that helps one thing should have mentioned right since there something else makes sense add does change what would how fit hmm quite work yet wait first plan'.split(' ').map(stem));
+
 /** A reply sentence that steers away from what it names ("avoid pork", "instead of cash", "do not ..."). */
 const STEERS_AWAY = /\b(?:avoid\w*|don'?t|do not|does not|never|not|no|skip\w*|without|instead|rather than|steer clear|refrain\w*|isn'?t|aren'?t|shouldn'?t|can'?t|cannot|won'?t|out of the question|respect\w*|unless)\b/i;
 
@@ -152,11 +155,12 @@ export function findings(session: Session): RubricFindings {
 	let done = 0;
 	for (const [index, turn] of turns.entries()) {
 		if (turn.role !== 'user' || !/\bdiscloses H\d+\b/.test(turn.assessment?.reasoning ?? '')) continue;
-		const reply = turns.slice(index + 1).find((next) => next.role === 'assistant');
-		if (!reply) continue;
+		// Taken up in any later reply: a person may come back to it a turn later.
+		const later = turns.slice(index + 1).filter((next) => next.role === 'assistant');
+		if (later.length === 0) continue;
 		of++;
-		const disclosed = new Set(stemsOf(turn.content).filter((word) => !FRAME.has(word)));
-		if (stemsOf(reply.content).filter((word) => disclosed.has(word)).length >= 2) done++;
+		const disclosed = new Set(stemsOf(turn.content).filter((word) => !FRAME.has(word) && !ASIDE.has(word)));
+		if (later.some((reply) => stemsOf(reply.content).filter((word) => disclosed.has(word)).length >= Math.min(2, disclosed.size))) done++;
 	}
 	const given = new Set([...turns.filter((turn) => turn.role === 'user').map((turn) => turn.content), ...(session.evidence?.cultural ?? []).map((hit) => hit.text), ...(session.evidence?.taboo ?? []).map((hit) => hit.text)].join(' ').match(/\d+/g) ?? []);
 	const stated = replies.map(unnumbered).join(' ').match(/\b\d+\b/g) ?? [];

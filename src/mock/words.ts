@@ -6,7 +6,7 @@ import {contentWords} from './text.js';
  * It only has to be consistent, not linguistically right: both sides of every comparison go through it.
  */
 
-const SUFFIXES = ['ations', 'ation', 'ments', 'ment', 'ingly', 'ings', 'ing', 'ness', 'ities', 'ity', 'ies', 'ied', 'ary', 'ally', 'ful', 'ous', 'ive', 'ers', 'er', 'ed', 'ly', 'es', 's'];
+const SUFFIXES = ['ations', 'ation', 'ments', 'ment', 'ingly', 'ings', 'ing', 'ness', 'ities', 'ity', 'ies', 'ied', 'ary', 'ally', 'ate', 'ful', 'ous', 'ive', 'ers', 'er', 'ed', 'ly', 'es', 's'];
 
 export function stem(word: string): string {
 	const lower = word.toLowerCase().replace(/'s?$/, '');
