@@ -202,7 +202,7 @@ describe('the TUI in tmux on the offline mock: home screen, pickers, playing the
 		keys('s');
 		// A person playing the assistant: the episode runs on its own to their turn, blind.
 		screen = await waitForScreen((s) => s.includes('Your reply as the assistant (t=0)'), 'the reply box, as soon as the user has spoken');
-		assert.match(screen, /OFFLINE MOCK · every role ran on the mock · replies and scores are filler, not measurements/, 'the mock banner, worded to fit 100 columns without losing "not measurements"');
+		assert.match(screen, /OFFLINE MOCK · every role ran on the mock · rubric scores, not a model judge · not measurements/, 'the mock banner, worded to fit 100 columns without losing "not measurements"');
 		assert.match(screen, /blind: the chat only/);
 		assert.doesNotMatch(screen, /Private|Oracle|Shard/, 'no hidden pane on a blind seat');
 		type('Could you tell me which dishes your aunt cooks?');

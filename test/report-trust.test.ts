@@ -104,7 +104,7 @@ describe('setups are kept apart (item 4)', () => {
 		const result = await cli(['report', '--json', ...dir]);
 		const report = parseJson<ReportJson & {mockNotice: string | null}>(result.stdout);
 		// One notice, worded from what ran: one of two sessions had its judge on the mock.
-		assert.equal(report.mockNotice, '1 of 2 sessions ran some roles on the offline mock provider (judge): figures that involve those roles are filler, not measurements.');
+		assert.equal(report.mockNotice, '1 of 2 sessions ran some roles on the offline mock provider (judge): figures that involve those roles are filler, not measurements. The scores come from the offline rubric (mock:rubric), not a model judge.');
 		assert.doesNotMatch(report.notes.join('\n'), /entirely on the offline mock provider left out/);
 		// The mock judge is a judge cell of its own (its model names it), so the setup is shared.
 		assert.deepEqual(report.rows.map((row) => [row.slice.judge, row.n]), [['judge-1', 1], ['mock', 1]]);
@@ -251,7 +251,7 @@ describe('re-judged copies in reports (item 7)', () => {
 		const result = await runCli(['report', '--batch', 'b', '--by', 'judge', '--json'], {cwd, env: local});
 		assert.equal(result.code, 0, result.stderr);
 		const report = parseJson<ReportJson>(result.stdout);
-		assert.deepEqual(report.rows.map((row) => [row.slice.judge, row.n]), [['mock', 2], ['mock (combined)', 2], ['mock (repeat 2)', 2]]);
+		assert.deepEqual(report.rows.map((row) => [row.slice.judge, row.n]), [['mock:rubric', 2], ['mock:rubric (combined)', 2], ['mock:rubric (repeat 2)', 2]]);
 	});
 });
 

@@ -24,7 +24,7 @@ describe('the mock banner', () => {
 		const partly = renderTui(<MockBanner mock={mockRolesOf(withMock(['judge']))} width={160} />, {columns: 160});
 		try {
 			const frame = await partly.waitFor((f) => f.includes('MOCK'), 'the banner');
-			assert.match(frame, /PARTLY OFFLINE MOCK · judge ran on the mock provider · the scores are deterministic filler/);
+			assert.match(frame, /PARTLY OFFLINE MOCK · judge ran on the mock provider · the scores come from a rubric \(mock:rubric\), not a model judge/);
 			assert.doesNotMatch(frame, /no model endpoint configured/);
 		} finally {
 			partly.unmount();

@@ -97,7 +97,7 @@ export const SessionSetup = z.strictObject({
 export type SessionSetup = z.infer<typeof SessionSetup>;
 
 /** The rubric judge is `mock:rubric` in the identity; a session judged by the older mock keeps `mock:mock` (and its key). */
-function judgeAware(role: ModelRole, identity: RoleIdentity, judgeModel: string): RoleIdentity {
+function judgeAware(role: ModelRole, identity: RoleIdentity, judgeModel: string | undefined): RoleIdentity {
 	return role === 'judge' && identity.model === 'mock:mock' && judgeModel === MOCK_JUDGE ? {...identity, model: MOCK_JUDGE} : identity;
 }
 
@@ -106,7 +106,7 @@ export function setupOf(session: Pick<Session, 'config' | 'sawHidden'>): {setup:
 	const roles = session.config.roles;
 	const setup: SessionSetup = {
 		assistant: session.config.assistant,
-		roles: Object.fromEntries(ModelRole.options.map((role) => [role, judgeAware(role, roleIdentity(roles[role]), session.config.models.judge)])),
+		roles: Object.fromEntries(ModelRole.options.map((role) => [role, judgeAware(role, roleIdentity(roles[role]), session.config.models?.judge)])),
 		judgeMode: session.config.judgeMode,
 		maxTurns: session.config.maxTurns,
 		bestOf: session.config.bestOf ?? null,

@@ -21,7 +21,7 @@ export function mockNotes(kind: MockKind): readonly string[] {
 	if (kind.kind === 'none') return [];
 	if (kind.kind === 'all') {
 		return [
-			'OFFLINE MOCK PROVIDER · no model endpoint (OPENAI_BASE_URL / OPENAI_API_KEY) · every role ran on the mock · scores from a rubric (mock:rubric), not a model judge · not measurements',
+			'OFFLINE MOCK PROVIDER · no model endpoint (OPENAI_BASE_URL / OPENAI_API_KEY) · every role ran on the mock · rubric scores (mock:rubric) · not measurements',
 			'OFFLINE MOCK · every role ran on the mock · rubric scores, not a model judge · not measurements',
 			'OFFLINE MOCK · rubric scores · not measurements',
 		];
