@@ -45,7 +45,7 @@ describe('episode screen, best-of-N', () => {
 			}
 			const frame = await tui.waitFor((f) => f.includes('Best-of-2 candidates (assistant t=0'), 'the candidates block');
 			assert.match(frame, /▶ #\d score \d \(said\)/);
-			assert.match(frame, /\[mock\] \d word\(s\) of the phase goal/);
+			assert.match(frame, /\[rubric\] criteria met: /);
 		} finally {
 			tui.unmount();
 		}
