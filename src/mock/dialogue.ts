@@ -35,7 +35,7 @@ function revealNow(sim: SimulatorMockInput, lastReply: string, lastChance: boole
 	const pending = sim.blueprint.private.hiddenConstraints.map((item, index) => ({...item, id: `H${index + 1}`})).filter((item) => !out.has(item.id));
 	for (const item of pending) {
 		const cue = disclosureCue(item.discloseWhen);
-		if (disclosureMet(cue, lastReply, item.constraint)) return {id: item.id, constraint: item.constraint, why: `its condition is met (${describeCue(cue)})`};
+		if (disclosureMet(cue, lastReply, item.constraint)) return {id: item.id, constraint: item.constraint, why: `its condition is met (${item.discloseWhen}: ${describeCue(cue)})`};
 	}
 	// The plan's own schedule decides which one the last message carries: the nearest phase's.
 	if (lastChance && pending.length > 0) {
@@ -60,7 +60,7 @@ function meetsPhase(sim: SimulatorMockInput, lastReply: string): {ok: boolean; w
 		const subject = new Set(stemsOf(carried));
 		if (!stemsOf(lastReply).some((word) => subject.has(word))) return {ok: false, why: 'the reply does not take up the constraint I mentioned'};
 	}
-	return {ok: true, why: `the reply meets the phase's success condition: ${shard.successCondition}`};
+	return {ok: true, why: `its success condition: ${stripEnd(shard.successCondition)}`};
 }
 
 /** Something of the next part to ask about, from public parts only: a slot value the opener already carries. */
@@ -106,7 +106,7 @@ export function mockSimulator(input: unknown): SimulatorTurn {
 	if (next && phase.ok && !heldEver && !reveal && fnv1a(`${sim.seedId}#hold#${t}`) % 3 === 0) {
 		return {reasoning: `The reply is a start but does not yet fully meet: ${shard.successCondition}`, decision: 'CONTINUE_CURRENT', message: native?.example ?? 'That is a start, but could you make it more concrete? For example, what exactly would I say or do first?'};
 	}
-	const reasoning = `${phase.ok ? `The reply meets the phase: ${phase.why}` : `Not fully, but I asked once already (${phase.why}); moving on`}.${marker}`;
+	const reasoning = `${phase.ok ? `The reply meets ${phase.why}` : `Not fully, but I asked once already (${phase.why}); moving on`}.${marker}`;
 	if (!next) return {reasoning, decision: 'ADVANCE_NEXT', message: native?.closing ?? 'Thank you, this is really helpful. I think I know what to do now.'};
 	if (reveal) return {reasoning, decision: 'ADVANCE_NEXT', message: revealText(pick(['Okay, that helps. One thing I should have mentioned:', 'Right. Since you ask, there is something else:', 'That makes sense. I should add one thing:'], `${key}#lead`))};
 	if (native) return {reasoning, decision: 'ADVANCE_NEXT', message: native.advance};

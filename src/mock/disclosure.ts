@@ -143,9 +143,9 @@ export function describeCue(cue: DisclosureCue): string {
 		case 'plan':
 			return 'the reply proposes a plan';
 		case 'asks':
-			return cue.topic.length > 0 ? `the reply asks about ${cue.topic.slice(0, 3).join('/')}` : 'the reply asks a question';
+			return cue.topic.length > 0 ? 'the reply asks about it' : 'the reply asks a question';
 		case 'mentions':
-			return `the reply brings up ${cue.topic.slice(0, 3).join('/')}`;
+			return 'the reply brings the subject up';
 		case 'clash':
 			return 'the reply touches what the constraint is about';
 		default: {
