@@ -33,6 +33,8 @@ export type DialogueCounts = {
 	readonly disclosures: number;
 	readonly early: number;
 	readonly scores: Readonly<Record<string, number[]>>;
+	/** The same scores by language mode: the English and the native baseline differ, so each mode's own spread is shown too. */
+	readonly byLanguage: Readonly<Record<LanguageMode, Readonly<Record<string, number[]>>>>;
 	readonly clean: number;
 	readonly failed: number;
 };
@@ -50,7 +52,7 @@ function privateTexts(session: Session): {fixed: string[]; goals: string[]; cons
 }
 
 /** Counts over one finished session (pure: reads the session only). */
-export function countSession(session: Session): Omit<DialogueCounts, 'episodes' | 'scores' | 'clean' | 'failed'> {
+export function countSession(session: Session): Omit<DialogueCounts, 'episodes' | 'scores' | 'byLanguage' | 'clean' | 'failed'> {
 	const texts = privateTexts(session);
 	const hidden = session.blueprint!.private.hiddenConstraints;
 	let copies = 0;
@@ -88,6 +90,7 @@ export async function runMockEpisodes(seedIds: readonly string[], options: {univ
 	const space = new SeedSpace(universe);
 	const sessions: Session[] = [];
 	const scores: Record<string, number[]> = Object.fromEntries(METRICS.map((metric) => [metric, []]));
+	const byLanguage: Record<LanguageMode, Record<string, number[]>> = {english: Object.fromEntries(METRICS.map((metric) => [metric, []])), native: Object.fromEntries(METRICS.map((metric) => [metric, []]))};
 	let clean = 0;
 	let failed = 0;
 	const totals = {userTurns: 0, copies: 0, goalsVerbatim: 0, disclosures: 0, early: 0};
@@ -104,7 +107,9 @@ export async function runMockEpisodes(seedIds: readonly string[], options: {univ
 			sessions.push(session);
 			for (const metric of METRICS) {
 				const score = session.judge.scores[metric];
-				if (score !== null) scores[metric]!.push(score);
+				if (score === null) continue;
+				scores[metric]!.push(score);
+				byLanguage[language][metric]!.push(score);
 			}
 			if (session.judge.clean) clean++;
 			const counts = countSession(session);
@@ -113,7 +118,7 @@ export async function runMockEpisodes(seedIds: readonly string[], options: {univ
 	} finally {
 		rmSync(cwd, {recursive: true, force: true});
 	}
-	return {counts: {episodes: sessions.length, ...totals, scores, clean, failed}, sessions};
+	return {counts: {episodes: sessions.length, ...totals, scores, byLanguage, clean, failed}, sessions};
 }
 
 export function sd(values: readonly number[]): number {
@@ -134,7 +139,8 @@ export function figureRows(counts: DialogueCounts, seconds: number): Array<[labe
 		...METRICS.map((metric): [string, string] => {
 			const values = counts.scores[metric] ?? [];
 			const mean = values.length > 0 ? values.reduce((sum, value) => sum + value, 0) / values.length : 0;
-			return [`rubric judge ${metric}: SD (mean)`, `${sd(values).toFixed(2)} (${mean.toFixed(2)})`];
+			const modes = (['english', 'native'] as const).map((mode) => `${mode} ${sd(counts.byLanguage[mode][metric] ?? []).toFixed(2)}`).join(', ');
+			return [`rubric judge ${metric}: SD (mean; SD by mode)`, `${sd(values).toFixed(2)} (${mean.toFixed(2)}; ${modes})`];
 		}),
 		['rubric judge: share clean', counts.episodes > 0 ? `${((counts.clean / counts.episodes) * 100).toFixed(1)}%` : 'n/a'],
 	];
