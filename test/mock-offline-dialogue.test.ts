@@ -11,6 +11,7 @@ import {mockNotes, sessionMockKind} from '../src/present/mockNote.js';
 import {mockNotice} from '../src/report/setups.js';
 import {summarize} from '../src/store/sessionStore.js';
 import {loadUniverse} from '../src/universe/load.js';
+import {resolveRoleSettings} from '../src/llm/settings.js';
 import {METRICS} from '../src/domain/session.js';
 import {runMockEpisodes, sd, spreadSeeds} from './bench/mockDialogue.js';
 
@@ -165,6 +166,12 @@ describe('labelled as a rubric, never as a model judge', () => {
 		for (const note of mockNotes(sessionMockKind(session))) assert.match(note, /rubric/);
 		assert.match(mockNotice([summary]) ?? '', /rubric \(mock:rubric\), not a model judge/);
 		for (const rationale of Object.values(session.judge!.rationales)) assert.match(rationale ?? '', /^\[rubric\] /);
+	});
+
+	it('the name it shows picks it: --judge-model mock:rubric is the offline judge', () => {
+		const {roles} = resolveRoleSettings({flags: {judgeModel: MOCK_JUDGE, model: 'some-model'} as never, env: {OPENAI_API_KEY: 'sk-test-not-used'}, cwd: process.cwd()});
+		assert.equal(roles.judge.provider, 'mock');
+		assert.equal(roles.assistant.provider, 'openai');
 	});
 
 	it('a session judged by the older mock stays readable and keeps its own judge name and setup key', () => {

@@ -131,10 +131,14 @@ const STEPS = [
 
 /**
  * What a revealed constraint rules out, when the user worded it as something to avoid ("we have to
- * avoid X" -> "X"); the careless baseline below suggests it anyway.
+ * avoid X", "we never serve X", "no X" -> "X"); the careless baseline below suggests it anyway.
  */
 function ruledOut(focus: string): string | undefined {
-	return focus.match(/\b(?:we|i) (?:have to|must|need to|should|cannot|can't) (?:avoid|skip|stay away from|not have) (.+)$/i)?.[1];
+	return (
+		focus.match(/\b(?:have to|must|need to|should|cannot|can't) (?:avoid|skip|stay away from|not have|not serve|not eat|not use) (.+)$/i)?.[1] ??
+		focus.match(/\b(?:never|don't|do not|cannot|can't|must not|mustn't) (?:serve|eat|have|use|give|wear|bring|drink|do|offer|hold|mention) (.+)$/i)?.[1] ??
+		focus.match(/^(?:no|avoiding) (.+)$/i)?.[1]
+	);
 }
 
 /** The user's last point in their own words: what follows "one thing ...:" when the message adds one, or the part it asks about. */
