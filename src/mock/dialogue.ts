@@ -60,6 +60,9 @@ function meetsPhase(sim: SimulatorMockInput, lastReply: string): {ok: boolean; w
 		const subject = new Set(stemsOf(carried));
 		if (!stemsOf(lastReply).some((word) => subject.has(word))) return {ok: false, why: 'the reply does not take up the constraint I mentioned'};
 	}
+		// The phase's own constraint has not come out (its condition was never met): nothing to adapt to yet.
+	const waiting = shard.disclose.some((text) => sim.blueprint.private.hiddenConstraints.some((item, index) => item.constraint === text && !disclosedIds(sim.turns).has(`H${index + 1}`)));
+	if (waiting) return {ok: true, why: 'the phase\'s constraint has not come up (its condition was not met), so the concrete reply is enough to move on'};
 	return {ok: true, why: `its success condition: ${stripEnd(shard.successCondition)}`};
 }
 
@@ -68,6 +71,11 @@ function nextTopic(sim: SimulatorMockInput): string | undefined {
 	const next = sim.shards[sim.shardIndex + 1];
 	const opener = sim.turns.find((turn) => turn.role === 'user')?.content.toLowerCase() ?? '';
 	return next?.signifiers.find((value) => value.length > 2 && opener.includes(value.toLowerCase()));
+}
+
+/** Mid-sentence form of a slot value: "The aunt" -> "the aunt", but "Mr Raj" and "Diwali" stay as they are. */
+function sentenceCase(value: string): string {
+	return /^(?:The|A|An|My|Our|His|Her|Their|Some|One|Two|Three|About|Around|Next|Last|This)\b/.test(value) ? lowerFirst(value) : value;
 }
 
 /** "the usual festive dishes" said back by the assistant: the content words of a tripwire the reply repeats, in the reply's own order. */
@@ -113,7 +121,7 @@ export function mockSimulator(input: unknown): SimulatorTurn {
 	const last = sim.shardIndex + 1 === sim.shards.length - 1;
 	if (last) return {reasoning, decision: 'ADVANCE_NEXT', message: pick(['Okay, I think I have the pieces. Could you pull it together into what I should actually do, in order?', 'That helps. So what would you do first, and what exactly should I say?', 'Good. Can you turn that into something I can use as it is?'], `${key}#close`)};
 	const topic = nextTopic(sim);
-	return {reasoning, decision: 'ADVANCE_NEXT', message: topic ? `Okay, that makes sense. And what about ${lowerFirst(stripEnd(topic))}? How would you handle that part?` : pick(['Okay, that makes sense. What would be the next thing to sort out?', 'Alright. What else should I think about before going ahead?'], `${key}#next`)};
+	return {reasoning, decision: 'ADVANCE_NEXT', message: topic ? `Okay, that makes sense. And what about ${sentenceCase(stripEnd(topic))}? How would you handle that part?` : pick(['Okay, that makes sense. What would be the next thing to sort out?', 'Alright. What else should I think about before going ahead?'], `${key}#next`)};
 }
 
 /** Generic steps the offline assistant picks from, so replies differ from turn to turn while staying filler. */
@@ -156,7 +164,7 @@ function askedAbout(message: string): string | undefined {
 /** The sentence the baseline opens with when the user added something, in its words as far as it can. */
 function takeUp(focus: string): string {
 	const cares = focus.match(/^in my family we care about this:\s*(.+)$/i)?.[1];
-	if (cares) return `Since ${stripEnd(cares)} matters in your family, I would build the plan around it.`;
+	if (cares) return `Since your family cares about ${stripEnd(cares)}, I would build the plan around it.`;
 	const out = ruledOut(focus);
 	if (out) return `Since ${stripEnd(out)} is out for you, I would plan around that from the start.`;
 	return `Since ${lowerFirst(focus)}, I would keep that at the centre of the plan.`;
@@ -186,7 +194,7 @@ export function mockAssistant(input: unknown, request?: {readonly sample?: numbe
 	const start = fnv1a(key) % STEPS.length;
 	const steps = [0, 1, 2].map((offset) => STEPS[(start + offset * 2) % STEPS.length]!);
 	const about = turn > 1 ? askedAbout(lastUser) : undefined;
-	const opening = careless ? `Honestly, ${stripEnd(careless)} is fine to include here; most families are relaxed about it these days.` : focus ? takeUp(focus) : about ? `On ${lowerFirst(about)}: the same approach works, with a little care.` : undefined;
+	const opening = careless ? `Honestly, ${stripEnd(careless)} is fine to include here; most families are relaxed about it these days.` : focus ? takeUp(focus) : about ? `On ${about}: the same approach works, with a little care.` : undefined;
 	const lines = [intro, ...(opening ? [opening] : []), ...steps.map((step, index) => `${index + 1}. ${step}`)];
 	if (gold && guidance) {
 		const firstCriterion = guidance.split('\n').find((line) => line.startsWith('- '));
