@@ -146,11 +146,20 @@ export function figureRows(counts: DialogueCounts, seconds: number): Array<[labe
 	];
 }
 
-/** The rows bench:mock prints for these seeds (English and native alternating). */
+/**
+ * The rows bench:mock prints for these seeds (English and native alternating). A whole episode costs
+ * far more than a blueprint, so a long list is cut to an evenly spaced subset of BENCH_MOCK_EPISODES
+ * seeds (default 600, about a minute); the first row names the n.
+ */
 export async function dialogueFigures(seedIds: readonly string[]): Promise<Array<[label: string, value: string]>> {
+	const limit = Math.max(1, Number(process.env['BENCH_MOCK_EPISODES'] ?? 600) || 600);
+	const step = seedIds.length / limit;
+	const chosen = seedIds.length <= limit ? seedIds : Array.from({length: limit}, (_, index) => seedIds[Math.floor(index * step)]!);
 	const started = performance.now();
-	const {counts} = await runMockEpisodes(seedIds);
-	return figureRows(counts, (performance.now() - started) / 1000);
+	const {counts} = await runMockEpisodes(chosen);
+	const rows = figureRows(counts, (performance.now() - started) / 1000);
+	if (chosen.length < seedIds.length) rows[0] = [rows[0]![0], `${rows[0]![1]} (every ${step.toFixed(1)}th of the ${seedIds.length} seeds; BENCH_MOCK_EPISODES sets the n)`];
+	return rows;
 }
 
 /** Every `step`-th seed of the whole space, offset by a hash-free stride, for a spread over personas and templates. */
