@@ -158,7 +158,7 @@ export async function dialogueFigures(seedIds: readonly string[]): Promise<Array
 	const started = performance.now();
 	const {counts} = await runMockEpisodes(chosen);
 	const rows = figureRows(counts, (performance.now() - started) / 1000);
-	if (chosen.length < seedIds.length) rows[0] = [rows[0]![0], `${rows[0]![1]} (every ${step.toFixed(1)}th of the ${seedIds.length} seeds; BENCH_MOCK_EPISODES sets the n)`];
+	if (chosen.length < seedIds.length) rows[0] = [rows[0]![0], `${rows[0]![1]} (an evenly spaced ${chosen.length} of the ${seedIds.length} seeds; BENCH_MOCK_EPISODES sets the n)`];
 	return rows;
 }
 
