@@ -7,7 +7,7 @@ import type {EngineListener} from '../episode/events.js';
 import {promptVersions} from '../llm/prompts.js';
 import {SeedSpace, tierFlag} from '../universe/seeds.js';
 import {UserError} from '../util/errors.js';
-import {roleDifferences, roleIdentity} from '../domain/setup.js';
+import {judgeModelName, roleDifferences, roleIdentity} from '../domain/setup.js';
 import type {Runtime} from './runtime.js';
 import {AssistantKind, JudgeMode, LanguageMode, ModelRole, type Session, type SessionConfig} from '../domain/session.js';
 
@@ -143,7 +143,7 @@ function withModelChanges(session: Session, changes: readonly RoleChange[], runt
 	const models = {...session.config.models};
 	for (const {role} of changes) {
 		roles[role] = runtime.gateway.settings(role);
-		models[role] = roles[role].model;
+		models[role] = role === 'judge' ? judgeModelName(roles[role]) : roles[role].model;
 	}
 	return {
 		...session,
