@@ -73,7 +73,7 @@ export function agreementData(flags: Flags, io: IO, options: {panel: boolean; qu
 	const cells: AgreementCell[] = groups.map((group) => {
 		const ids = new Set(group.items.map((s) => s.id));
 		const panel = options.panel ? inPlay.filter((s) => ids.has(s.rejudgeOf ?? s.id)) : [];
-		return {cell: group.key, ...judgeHumanReport({primary: group.items.map(judgedOf), panel: panel.map(judgedOf), ratings: known.filter((r) => ids.has(dialogueOf(r.session))), dialogueOf}, options2)};
+		return {cell: group.key, ...judgeHumanReport({primary: group.items.map(judgedOf), panel: panel.map(judgedOf), ratings: known.filter((r) => ids.has(dialogueOf(r.session))), dialogueOf, ensembleIntervals: typeof flags['top'] === 'number' ? Math.max(flags['top'], 10) : 10}, options2)};
 	});
 	return {ratings: known.length, raters: new Set(known.map((rating) => rating.rater)).size, sessions: rated.size, excluded: {errored: ofErrored.length, unknown: unknown.length}, keys, cells, notes, mockNotice: selection.mockNotice, resamples: options2.resamples, seed: options2.seed};
 }
