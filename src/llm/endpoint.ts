@@ -45,7 +45,13 @@ export async function listModels(target: EndpointTarget): Promise<ModelList> {
 	const started = Date.now();
 	const known = [target.apiKey ?? ''].filter(Boolean);
 	try {
-		const body = await client.get('/models', {maxRetries: 1});
+		// One more try only for a failure a retry can cure (a reset or refused connection): a TLS or proxy
+		// problem, a timeout or any HTTP answer is the same the second time, so it is reported at once.
+		const body = await client.get('/models', {maxRetries: 0}).catch((error: unknown) => {
+			const problem = connectionProblem(error);
+			if (problem?.retryable && problem.kind !== 'timeout') return client.get('/models', {maxRetries: 0});
+			throw error;
+		});
 		const models = entriesOf(body).slice(0, 5000);
 		const server = guessed && preset === 'compatible' ? (kindByList(models) ?? (await probeOllama(baseURL)) ?? 'compatible') : preset;
 		// What the server is decides how much of each schema its structured calls get (schemaFidelity.ts).
