@@ -99,6 +99,22 @@ describe('every command example of the manual', () => {
 	});
 });
 
+describe('the CLI\'s own help', () => {
+	it('says npx cultureconverse in every usage line, as the manual does', async () => {
+		const bareIn = (text: string) => text.split('\n').filter((line) => /(?<!npx )\bcultureconverse (?!·)\S/.test(line));
+		const problems: string[] = [];
+		const main = await runCli(['--help'], {cwd: tempDir('cc-help-')});
+		problems.push(...bareIn(main.stdout).map((line) => `--help: ${line.trim()}`));
+		for (const entry of COMMANDS) {
+			const help = await runCli([entry.name, '--help'], {cwd: tempDir('cc-help-')});
+			assert.equal(help.code, 0, `${entry.name} --help`);
+			assert.match(help.stdout, /\$ npx cultureconverse /, `${entry.name} --help shows usage lines`);
+			problems.push(...bareIn(help.stdout).map((line) => `${entry.name} --help: ${line.trim()}`));
+		}
+		assert.deepEqual(problems, []);
+	});
+});
+
 /** The option names (`--name`) in the table rows of each `### <command>` section of docs/reference.md, and the sections that defer to the model options. */
 function referenceSections(): Map<string, {options: Set<string>; modelOptions: boolean}> {
 	const text = readFileSync(path.join(REPO, 'docs', 'reference.md'), 'utf8');
