@@ -1,6 +1,6 @@
 import chalk from 'chalk';
 import {summaryOf} from './registry.js';
-import {runtimeFlags} from '../app/runtime.js';
+import {runtimeFlags} from './runtimeFlags.js';
 import {registerSchema} from '../domain/registry.js';
 import {Norm, RejectedRow, SituatedEval, SituatedItem, isKept} from '../domain/situated.js';
 import {summarizeCalls} from '../llm/usage.js';

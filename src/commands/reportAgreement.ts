@@ -1,6 +1,6 @@
 import {existsSync} from 'node:fs';
 import path from 'node:path';
-import {sessionsDir} from '../app/runtime.js';
+import {sessionsDirFromFlags} from './runtimeFlags.js';
 import type {SessionSummary} from '../domain/sessionSummary.js';
 import {agreementByMetric, agreementBySlice, agreementOverall, agreementPanel} from '../present/report.js';
 import {SMALL_SLICE} from '../report/bootstrap.js';
@@ -35,7 +35,7 @@ export type AgreementCell = JudgeHumanReport & {readonly cell: Partial<CellValue
  */
 export function agreementData(flags: Flags, io: IO, options: {panel: boolean; quiet?: boolean; selection?: Selection}) {
 	// Ratings made in the TUI (s on a replay) land next to the sessions; they are the default.
-	const made = ratingsFile(sessionsDir(flags, io));
+	const made = ratingsFile(sessionsDirFromFlags(flags, io));
 	const file = typeof flags['ratings'] === 'string' ? path.resolve(io.cwd, flags['ratings']) : existsSync(made) ? made : null;
 	if (!file) throw new UserError(`report agreement needs --ratings FILE (JSONL or CSV of session, metric, score, rater; see \`npx cultureconverse schema human-rating\`), or ratings made in the TUI (press s on a replay), which go to ${made}.`);
 	const notes: string[] = [];
