@@ -14,7 +14,7 @@ import ts from 'typescript';
  */
 
 const SRC = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'src');
-const CORE = ['llm', 'app', 'batch', 'queue', 'episode', 'domain', 'report', 'store', 'kb', 'pipeline', 'situated', 'util', 'export', 'mock', 'universe', 'present'];
+const CORE = ['llm', 'app', 'batch', 'queue', 'episode', 'domain', 'report', 'store', 'kb', 'pipeline', 'situated', 'util', 'export', 'mock', 'universe', 'present', 'html', 'lang'];
 const FACE_DIRS = ['commands', 'tui'].map((dir) => path.join(SRC, dir));
 const FACE_FILES = ['cli.tsx', 'main.ts'].map((file) => path.join(SRC, file));
 const FACE_PACKAGES = new Set(['ink', 'react', 'meow']);

@@ -1,5 +1,6 @@
 import {METRICS, type Metric} from '../domain/session.js';
 import type {Rating} from '../domain/ratings.js';
+import type {CellKey, CellValues} from './cells.js';
 import {krippendorffInterval, pearson, spearman, weightedKappaOf} from './agreement.js';
 import {type BootstrapOptions, type Estimate, type Observation, clusterMean, clusterShare, clusterStatistic, isSmall} from './bootstrap.js';
 
@@ -345,3 +346,22 @@ export function judgeHumanReport(input: {readonly primary: readonly JudgedDialog
 		units: units.map((unit) => ({dialogue: unit.dialogue, metric: unit.metric, judge: unit.judge, human: mean(unit.humans)!})),
 	};
 }
+
+/** One block of `report agreement`: a cell of the rated dialogues' own judgements, with its figures. */
+export type AgreementCell = JudgeHumanReport & {readonly cell: Partial<CellValues>};
+
+/** What `report agreement --json` prints and the HTML report shows (commands/reportAgreement.ts builds it). */
+export type AgreementData = {
+	readonly ratings: number;
+	readonly raters: number;
+	/** Rated dialogues. */
+	readonly sessions: number;
+	readonly excluded: {readonly errored: number; readonly unknown: number};
+	/** The cell keys that vary among the rated dialogues (each cell is its own block; never pooled unless asked). */
+	readonly keys: readonly CellKey[];
+	readonly cells: readonly AgreementCell[];
+	readonly notes: readonly string[];
+	readonly mockNotice: string | null;
+	readonly resamples: number;
+	readonly seed: string;
+};
