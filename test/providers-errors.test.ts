@@ -228,7 +228,7 @@ describe('doctor tells the truth', () => {
 		const think = report.warnings.find((warning) => /carry thinking text/.test(warning)) ?? '';
 		assert.match(think, /Start llama-server with --jinja --reasoning-format deepseek/);
 		assert.doesNotMatch(think, /reasoning-parser/);
-		assert.ok(report.warnings.some((warning) => /was taken for llama\.cpp \(llama-server\) \(from its model list\): set --provider llamacpp/.test(warning)), 'the guess is stated');
+		assert.ok(!report.warnings.some((warning) => /was taken for/.test(warning)), 'llama-server says what it is in its model list: no guess to state');
 	});
 
 	it('a structured probe that fails only with the role\'s extraBody (a vLLM guided_json for another schema) says so', async () => {

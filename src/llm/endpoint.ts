@@ -56,7 +56,9 @@ export async function listModels(target: EndpointTarget): Promise<ModelList> {
 		const server = guessed && preset === 'compatible' ? (kindByList(models) ?? (await probeOllama(baseURL)) ?? 'compatible') : preset;
 		// What the server is decides how much of each schema its structured calls get (schemaFidelity.ts).
 		noteServerKind(target.baseURL, server);
-		return {ok: true, models, server, guessed, latencyMs: Date.now() - started};
+		// A kind the server's own answer shows (llama.cpp's and vLLM's `owned_by`, LM Studio's fields,
+		// Ollama's /api/version) is the server saying what it is, not a guess; a kind from the host is one.
+		return {ok: true, models, server, guessed: guessed && (preset !== 'compatible' || server === 'compatible'), latencyMs: Date.now() - started};
 	} catch (error) {
 		if (error instanceof APIConnectionError) return {ok: false, problem: 'unreachable', status: null, message: fromServer(connectionText(connectionProblem(error)!), known), server: preset, guessed};
 		if (error instanceof APIError && typeof error.status === 'number') {

@@ -31,7 +31,7 @@ describe('real llama-server: doctor and episodes', {skip}, () => {
 			// doctor makes the call each role will make: the assistant a streamed reply (issue 24 item 1: the
 			// reused socket llama-server closed after a stream no longer reads as a stream problem), the others a structured call.
 			if (role.role === 'assistant') assert.equal(role.streaming, 'yes', `${role.role}: streaming`);
-			else assert.equal(role.structured?.ok, true, `${role.role}: structured call`);
+			else assert.equal(role.structured?.ok, true, `${role.role}: structured call: ${JSON.stringify(role.structured)}`);
 		}
 		assert.equal(report.roles.find((role) => role.role === 'assistant')?.supportsN, true, 'this llama.cpp build honours n');
 		// The only true finding on this set-up is the advice to set supportsN (the server does return n choices).
