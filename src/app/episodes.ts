@@ -69,6 +69,8 @@ function sharedStart(fresh: Session, source: Session): Session {
  */
 export async function resumeEpisode(runtime: Runtime, idOrPath: string, options: {allowModelChange?: boolean; streamTokens?: boolean} = {}, listener?: EngineListener): Promise<EpisodeEngine> {
 	let session = await runtime.store.load(idOrPath);
+	const gateway = session.status === 'completed' ? runtime.gateway : keepingSavedModes(runtime.gateway, session.config.roles);
+	runtime = {...runtime, gateway};
 	const changed = session.status === 'completed' ? [] : roleChanges(session.config.roles, runtime, rolesStillToRun(session));
 	if (changed.length > 0) {
 		if (!options.allowModelChange) {
@@ -84,6 +86,31 @@ export async function resumeEpisode(runtime: Runtime, idOrPath: string, options:
 }
 
 type RoleChange = {readonly role: ModelRole; readonly from: string; readonly to: string};
+
+/**
+ * A role left on structured mode `auto` (the default: "whatever the server takes") continues a session
+ * in the mode the session was saved with, so a session begun before `auto` was the default (or with a
+ * mode set by hand then) resumes as it ran instead of being refused as a changed setup. A mode set by
+ * hand now that differs from the saved one is still a change.
+ */
+function keepingSavedModes(gateway: Runtime['gateway'], saved: SessionConfig['roles']): Runtime['gateway'] {
+	const savedMode = (role: ModelRole) => {
+		const was = saved[role]?.structured;
+		return gateway.settings(role).structured === 'auto' && was !== undefined && was !== 'auto' ? was : null;
+	};
+	const kept = (role: ModelRole) => {
+		const mode = savedMode(role);
+		return mode ? {...gateway.settings(role), structured: mode} : gateway.settings(role);
+	};
+	if (!ModelRole.options.some((role) => savedMode(role) !== null)) return gateway;
+	return {
+		...gateway,
+		settings: kept,
+		call: (request) => gateway.call({...request, settings: request.settings ?? kept(request.role)}),
+		...(gateway.sample ? {sample: (request: Parameters<NonNullable<typeof gateway.sample>>[0], count: number) => gateway.sample!({...request, settings: request.settings ?? kept(request.role)}, count)} : {}),
+		...(gateway.capabilities ? {capabilities: (role: ModelRole, settings?: Parameters<NonNullable<typeof gateway.capabilities>>[1]) => gateway.capabilities!(role, settings ?? kept(role))} : {}),
+	};
+}
 
 /**
  * The roles whose model a resumed session may still call: a generator change after the shards are made,
