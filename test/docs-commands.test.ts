@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import {readdirSync, readFileSync} from 'node:fs';
 import path from 'node:path';
 import {describe, it} from 'node:test';
+import {COMMANDS} from '../src/commands/registry.js';
 import {runCli} from './helpers/cli.js';
 import {tempDir} from './helpers/tmp.js';
 
@@ -11,7 +12,8 @@ import {tempDir} from './helpers/tmp.js';
  * `cultureconverse` is not on PATH after `npm ci`), name a real command and only options that command
  * takes (checked by the CLI's own flag check: the line with --help appended exits 0, an unknown command
  * or option exits 2). The offline examples that need no saved state are then run as written, in a
- * fresh folder on the mock. When the README is split into docs/ pages this test follows them.
+ * fresh folder on the mock. docs/reference.md lists every command's options: it is checked here
+ * against the commands' own flag specs (the source of --help), both ways.
  */
 
 const REPO = path.resolve(import.meta.dirname, '..');
@@ -94,5 +96,66 @@ describe('every command example of the manual', () => {
 		}
 		assert.deepEqual(problems, []);
 		assert.ok(ran.length >= 5, `only ${ran.length} examples ran: ${ran.join('; ')}`);
+	});
+});
+
+describe('the CLI\'s own help', () => {
+	it('says npx cultureconverse in every usage line, as the manual does', async () => {
+		const bareIn = (text: string) => text.split('\n').filter((line) => /(?<!npx )\bcultureconverse (?!·)\S/.test(line));
+		const problems: string[] = [];
+		const main = await runCli(['--help'], {cwd: tempDir('cc-help-')});
+		problems.push(...bareIn(main.stdout).map((line) => `--help: ${line.trim()}`));
+		for (const entry of COMMANDS) {
+			const help = await runCli([entry.name, '--help'], {cwd: tempDir('cc-help-')});
+			assert.equal(help.code, 0, `${entry.name} --help`);
+			assert.match(help.stdout, /\$ npx cultureconverse /, `${entry.name} --help shows usage lines`);
+			problems.push(...bareIn(help.stdout).map((line) => `${entry.name} --help: ${line.trim()}`));
+		}
+		assert.deepEqual(problems, []);
+	});
+});
+
+/** The option names (`--name`) in the table rows of each `### <command>` section of docs/reference.md, and the sections that defer to the model options. */
+function referenceSections(): Map<string, {options: Set<string>; modelOptions: boolean}> {
+	const text = readFileSync(path.join(REPO, 'docs', 'reference.md'), 'utf8');
+	const sections = new Map<string, {options: Set<string>; modelOptions: boolean}>();
+	let current: {options: Set<string>; modelOptions: boolean} | undefined;
+	for (const line of text.split('\n')) {
+		const heading = /^#{2,3} (.*)$/.exec(line);
+		if (heading) {
+			current = {options: new Set(), modelOptions: false};
+			sections.set(heading[1]!.trim(), current);
+			continue;
+		}
+		if (!current) continue;
+		// The row's option is the first in its cell; a `(--no-name)` after it is the same option turned off.
+		const option = line.startsWith('| `-') ? /`(?:-\w`?, `?)?--([\w-]+)/.exec(line) : null;
+		if (option) current.options.add(option[1]!);
+		if (/^And the \[model options\]/.test(line)) current.modelOptions = true;
+	}
+	return sections;
+}
+
+const kebab = (name: string) => name.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);
+
+describe('docs/reference.md: every command with every option', () => {
+	it('lists each command\'s options exactly, as its --help does', async () => {
+		const sections = referenceSections();
+		const model = sections.get('Model options');
+		assert.ok(model && model.options.size > 10, 'a Model options section');
+		const problems: string[] = [];
+		for (const entry of COMMANDS) {
+			const section = sections.get(entry.name);
+			if (!section) {
+				problems.push(`no section for ${entry.name}`);
+				continue;
+			}
+			const command = await entry.load();
+			const listed = new Set([...section.options, ...(section.modelOptions ? model.options : [])]);
+			const real = new Set([...Object.keys(command.flags).map(kebab), 'help']);
+			for (const name of real) if (!listed.has(name)) problems.push(`${entry.name}: --${name} is not listed`);
+			for (const name of listed) if (!real.has(name)) problems.push(`${entry.name}: --${name} is listed but the command does not take it`);
+		}
+		assert.deepEqual(problems, []);
 	});
 });

@@ -70,6 +70,10 @@ describe('doctor', () => {
 		assert.deepEqual(Object.fromEntries(report.roles.map((check) => [check.role, check.status])), {generator: 'works', validator: 'works', simulator: 'fails', assistant: 'works', judge: 'fails'});
 		assert.equal(byRole['assistant']!.supportsN, true);
 		assert.match(all, /best-of-N will ask once per turn with n \(recorded for this endpoint\)/);
+		// A server that does not say what it is (this OpenAI imitation's list has no server marker) is a guess
+		// worth a --provider; Ollama and vLLM said what they are, so nothing is said about them.
+		assert.match(all, /\(the assistant, judge roles' endpoint\) was taken for an OpenAI-compatible server of no known kind: set --provider NAME/);
+		assert.equal((all.match(/was taken for/g) ?? []).length, 1, all);
 	});
 
 	it('names an unset role and a spent quota; a working set-up exits 0 with a table', async () => {
@@ -83,8 +87,9 @@ describe('doctor', () => {
 		const good = await runCli(['doctor', '--model', 'Qwen/Qwen3-8B', '--base-url', vllm.baseURL], {cwd: mkdtempSync(path.join(dir, 'g-'))});
 		assert.equal(good.code, 0, good.stdout + good.stderr);
 		assert.match(good.stdout, /ROLE\s+MODEL\s+ENDPOINT\s+SERVER/);
-		assert.match(good.stdout, /judge\s+Qwen\/Qwen3-8B\s+http:\/\/127\.0\.0\.1:\d+\/v1\s+vllm\?\s+yes\s+yes\s+yes\s+works\s+ok \(json_schema_strict\)/);
-		assert.match(good.stdout, /taken for vLLM \(from its model list\): set --provider vllm/);
+		// The server says what it is in its model list (owned_by "vllm"): not a guess, so no "?" and no advice to set --provider.
+		assert.match(good.stdout, /judge\s+Qwen\/Qwen3-8B\s+http:\/\/127\.0\.0\.1:\d+\/v1\s+vllm\s+yes\s+yes\s+yes\s+works\s+ok \(json_schema_strict\)/);
+		assert.doesNotMatch(good.stdout, /taken for/);
 		assert.match(good.stdout, /The set-up works: every role answered a real call in the mode the run will use, with \d+ warning/);
 	});
 });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import {readSession} from '../src/store/sessionStore.js';
-import {readFileSync, readdirSync} from 'node:fs';
+import {readFileSync, readdirSync, writeFileSync} from 'node:fs';
 import path from 'node:path';
 import {after, before, beforeEach, describe, it} from 'node:test';
 import {resumeEpisode, startEpisode} from '../src/app/episodes.js';
@@ -201,6 +201,27 @@ describe('engine: resume', () => {
 		await assert.rejects(resumeEpisode(h.runtime({judgeModel: 'other-judge'}), 'model-change'), /other model settings.*judge: openai:fake-model -> openai:other-judge/s);
 		const resumed = await resumeEpisode(h.runtime({judgeModel: 'other-judge'}), 'model-change', {allowModelChange: true});
 		assert.equal(resumed.session.steps.length, 1);
+	});
+
+	it('resumes a session saved with a hand-set structured mode in that mode when the role is now on auto; another hand-set mode is a change', async () => {
+		// A session started before `auto` was the default, or with a mode set by hand then.
+		const config = (structured?: string) => {
+			const file = path.join(h.cwd, `structured-${structured ?? 'auto'}.json`);
+			writeFileSync(file, JSON.stringify({model: 'fake-model', retry: {maxAttempts: 3, baseDelayMs: 2, maxDelayMs: 10}, cache: false, ...(structured ? {structured} : {})}));
+			return file;
+		};
+		h.fake.setHandler(scriptedModel());
+		const engine = await startEpisode(h.runtime({config: config('json_object')}), seedFor('kr-catholic-a18-f:domestic.housing-moving.01'), {id: 'mode-kept'});
+		await engine.step();
+		await assert.rejects(resumeEpisode(h.runtime({config: config('prompt')}), 'mode-kept'), /other model settings.*structured "json_object" -> structured "prompt"/s);
+		h.fake.reset();
+		h.fake.setHandler(scriptedModel());
+		const resumed = await resumeEpisode(h.runtime({config: config()}), 'mode-kept');
+		await resumed.step();
+		const structured = h.fake.chatRequests().map((request) => (request.body as {response_format?: {type: string}}).response_format?.type).filter((type) => type !== undefined);
+		assert.ok(structured.length > 0, 'the step made structured calls');
+		assert.deepEqual([...new Set(structured)], ['json_object'], 'continued in the saved mode');
+		assert.ok(Object.values(resumed.session.config.roles).every((role) => role.structured === 'json_object'), 'the saved setup is unchanged');
 	});
 
 	it('never writes the API key into session files', () => {

@@ -7,7 +7,8 @@ import type {Flags} from '../src/commands/types.js';
 import {getSchema} from '../src/domain/registry.js';
 import {ModelRole} from '../src/domain/session.js';
 import {CONFIG_FILE_NAME, ConfigFile} from '../src/llm/config.js';
-import {modelFlags, resolveRoleSettings, usesMock} from '../src/llm/settings.js';
+import {modelFlags, modelOptionsFromFlags} from '../src/commands/modelFlags.js';
+import {resolveRoleSettings, usesMock} from '../src/llm/settings.js';
 import {DataError, UserError} from '../src/util/errors.js';
 import {tempDir} from './helpers/tmp.js';
 
@@ -16,7 +17,8 @@ const ROLES = ModelRole.options;
 function resolve(options: {flags?: Flags; env?: NodeJS.ProcessEnv; config?: unknown; cwd?: string} = {}) {
 	const cwd = options.cwd ?? tempDir();
 	if (options.config !== undefined) writeFileSync(path.join(cwd, CONFIG_FILE_NAME), typeof options.config === 'string' ? options.config : JSON.stringify(options.config));
-	return resolveRoleSettings({flags: {cache: true, ...options.flags}, env: options.env ?? {}, cwd});
+	// Through the face's converter, as the command line does: flag-syntax messages are made there.
+	return resolveRoleSettings({options: modelOptionsFromFlags({cache: true, ...options.flags}), env: options.env ?? {}, cwd});
 }
 
 describe('llm settings: endpoint detection', () => {
@@ -156,5 +158,27 @@ describe('llm model flags', () => {
 		assert.equal(modelFlags['cache']!.type, 'boolean');
 		assert.equal(modelFlags['cache']!.default, true);
 		assert.equal(modelFlags['concurrency']!.type, 'number');
+	});
+
+	it('carries every model flag into the model options (a flag the converter forgot would do nothing)', () => {
+		const flags: Flags = {};
+		for (const [name, spec] of Object.entries(modelFlags)) flags[name] = spec.type === 'boolean' ? false : spec.type === 'number' ? 7 : `value-of-${name}`;
+		const options = modelOptionsFromFlags(flags);
+		assert.deepEqual(options, {
+			config: 'value-of-config',
+			model: 'value-of-model',
+			roleModels: Object.fromEntries(ROLES.map((role) => [role, `value-of-${role}Model`])),
+			baseUrl: 'value-of-baseUrl',
+			provider: 'value-of-provider',
+			cache: false,
+			record: 'value-of-record',
+			concurrency: 7,
+			stream: false,
+			preflight: false,
+			maxReplyKb: 7,
+		});
+		// Defaults as meow gives them (true, nothing typed) choose nothing.
+		assert.deepEqual(modelOptionsFromFlags({cache: true, stream: true, preflight: true, model: ''}), {});
+		assert.throws(() => modelOptionsFromFlags({judgeModel: true}), /^UserError: --judge-model needs a value\.$/);
 	});
 });

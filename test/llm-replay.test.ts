@@ -5,7 +5,7 @@ import {after, before, beforeEach, describe, it} from 'node:test';
 import {z} from 'zod';
 import type {ModelRole, RoleSettings} from '../src/domain/session.js';
 import {createGateway} from '../src/llm/gateway.js';
-import {RecordingLine} from '../src/llm/recorder.js';
+import {RecordingLine, createRecorder} from '../src/llm/recorder.js';
 import {ModelCallError, type ModelRequest} from '../src/llm/types.js';
 import {DataError} from '../src/util/errors.js';
 import {type FakeOpenAI, fakePrompt, fakeRoles, startFakeOpenAI} from './helpers/fakeOpenAI.js';
@@ -114,7 +114,18 @@ describe('llm record and replay', () => {
 			return true;
 		});
 		writeFileSync(file, 'not json\n');
-		await assert.rejects(offline(file).call(assistant('x')), /bad\.jsonl: line 1: not valid JSON/);
+		await assert.rejects(offline(file).call(assistant('x')), /bad\.jsonl:1: not a readable recording line/);
+	});
+
+	it('a recording cut by a crash keeps its whole exchanges: the cut one is dropped when read, and healed before the next is appended', async () => {
+		const file = path.join(tempDir(), 'cut.jsonl');
+		const line = (text: string): RecordingLine => ({stage: 'assistant', role: 'assistant', model: 'm', request: {messages: [], responseFormat: 'text', schemaName: null}, response: {text, usage: null}});
+		writeFileSync(file, `${JSON.stringify(line('whole'))}\n${JSON.stringify(line('cut')).slice(0, 40)}`);
+		assert.equal((await offline(file).call(assistant('x'))).value, 'whole');
+		const healed: string[] = [];
+		createRecorder(file, {onHealed: (message) => healed.push(message)}).append(line('next'));
+		assert.match(healed.join(''), /cut off by an interrupted write/);
+		assert.deepEqual(readFileSync(file, 'utf8').split('\n').filter(Boolean).map((text) => (JSON.parse(text) as RecordingLine).response.text), ['whole', 'next']);
 	});
 
 	it('a missing recording is a clear error', async () => {

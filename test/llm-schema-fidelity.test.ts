@@ -58,11 +58,11 @@ describe('schema fidelity (issue 24 item 6)', () => {
 	it('the config file chooses per role or for all; auto leaves it to the server kind', () => {
 		const dir = tempDir();
 		writeFileSync(path.join(dir, 'cultureconverse.config.json'), JSON.stringify({baseURL: 'http://127.0.0.1:2/v1', model: 'm', schemaFidelity: 'enforced', roles: {judge: {schemaFidelity: 'portable'}, simulator: {schemaFidelity: 'auto'}}}));
-		const {roles} = resolveRoleSettings({flags: {}, env: {}, cwd: dir});
+		const {roles} = resolveRoleSettings({options: {}, env: {}, cwd: dir});
 		assert.equal(roles.generator.schemaFidelity, 'enforced');
 		assert.equal(roles.judge.schemaFidelity, 'portable');
 		assert.equal(roles.simulator.schemaFidelity, undefined, 'auto: decided per call');
-		assert.throws(() => resolveRoleSettings({flags: {}, env: {}, cwd: (writeFileSync(path.join(dir, 'cultureconverse.config.json'), JSON.stringify({schemaFidelity: 'strict'})), dir)}), /schemaFidelity/);
+		assert.throws(() => resolveRoleSettings({options: {}, env: {}, cwd: (writeFileSync(path.join(dir, 'cultureconverse.config.json'), JSON.stringify({schemaFidelity: 'strict'})), dir)}), /schemaFidelity/);
 	});
 });
 

@@ -187,7 +187,10 @@ describe('doctor and run behind the proxy, through the real CLI', () => {
 	});
 
 	it('say which one is missing when one is', async () => {
+		const before = proxy.connects.length;
 		const [noCa, noProxy] = await Promise.all([cli(doctor, {HTTPS_PROXY: proxy.urlWithCredentials}), cli(doctor, {NODE_EXTRA_CA_CERTS: ca.caFile})]);
+		// An untrusted certificate is the same on a second try: the model list is asked once, not retried.
+		assert.equal(proxy.connects.length - before, 1, `tunnels opened: ${proxy.connects.slice(before).join(', ')}`);
 		assert.equal(noCa.code, 2);
 		assert.match(noCa.stdout + noCa.stderr, /Cannot reach https:\/\/api\.test\/v1 \(.*roles?\): the server's TLS certificate is not trusted on this machine .*point NODE_EXTRA_CA_CERTS at that CA's PEM file before starting cultureconverse \(NODE_EXTRA_CA_CERTS is not set\); never turn verification off\./);
 		assert.equal(noProxy.code, 2);

@@ -228,7 +228,7 @@ describe('doctor tells the truth', () => {
 		const think = report.warnings.find((warning) => /carry thinking text/.test(warning)) ?? '';
 		assert.match(think, /Start llama-server with --jinja --reasoning-format deepseek/);
 		assert.doesNotMatch(think, /reasoning-parser/);
-		assert.ok(report.warnings.some((warning) => /was taken for llama\.cpp \(llama-server\) \(from its model list\): set --provider llamacpp/.test(warning)), 'the guess is stated');
+		assert.ok(!report.warnings.some((warning) => /was taken for/.test(warning)), 'llama-server says what it is in its model list: no guess to state');
 	});
 
 	it('a structured probe that fails only with the role\'s extraBody (a vLLM guided_json for another schema) says so', async () => {
@@ -257,11 +257,11 @@ describe('the pieces', () => {
 		assert.deepEqual(azureShape('https://res.openai.azure.com/openai/v1/', undefined), {kind: 'v1', baseURL: 'https://res.openai.azure.com/openai/v1'});
 		assert.deepEqual(azureShape('https://res.openai.azure.com', undefined), {kind: 'deployments', endpoint: 'https://res.openai.azure.com', deployment: null, apiVersion: '2024-10-21'});
 		assert.deepEqual(azureShape('https://res.openai.azure.com/openai/deployments/gpt5mini/chat/completions?api-version=2025-04-01-preview', '2024-06-01'), {kind: 'deployments', endpoint: 'https://res.openai.azure.com', deployment: 'gpt5mini', apiVersion: '2025-04-01-preview'});
-		const settings = resolveRoleSettings({flags: {provider: 'azure', baseUrl: 'https://res.openai.azure.com/openai/deployments/gpt5mini?api-version=2024-10-21'}, env: {AZURE_OPENAI_API_KEY: 'k'}, cwd: home});
+		const settings = resolveRoleSettings({options: {provider: 'azure', baseUrl: 'https://res.openai.azure.com/openai/deployments/gpt5mini?api-version=2024-10-21'}, env: {AZURE_OPENAI_API_KEY: 'k'}, cwd: home});
 		assert.equal(settings.roles.judge.model, 'gpt5mini', 'the deployment the URL names is the model');
-		assert.throws(() => resolveRoleSettings({flags: {provider: 'groc', model: 'x'}, env: {}, cwd: home}), /--provider 'groc' is not a provider this tool knows \(did you mean groq\?\)/);
-		assert.throws(() => resolveRoleSettings({flags: {provider: 'groq', model: 'llama-3.3-70b-versatile'}, env: {}, cwd: home}), /uses llama-3\.3-70b-versatile on Groq \(https:\/\/api\.groq\.com\/openai\/v1\) but no API key is set: set GROQ_API_KEY or OPENAI_API_KEY/);
-		const groq = resolveRoleSettings({flags: {provider: 'groq', model: 'llama-3.3-70b-versatile'}, env: {GROQ_API_KEY: 'gsk_x'}, cwd: home});
+		assert.throws(() => resolveRoleSettings({options: {provider: 'groc', model: 'x'}, env: {}, cwd: home}), /--provider 'groc' is not a provider this tool knows \(did you mean groq\?\)/);
+		assert.throws(() => resolveRoleSettings({options: {provider: 'groq', model: 'llama-3.3-70b-versatile'}, env: {}, cwd: home}), /uses llama-3\.3-70b-versatile on Groq \(https:\/\/api\.groq\.com\/openai\/v1\) but no API key is set: set GROQ_API_KEY or OPENAI_API_KEY/);
+		const groq = resolveRoleSettings({options: {provider: 'groq', model: 'llama-3.3-70b-versatile'}, env: {GROQ_API_KEY: 'gsk_x'}, cwd: home});
 		assert.deepEqual([groq.roles.judge.baseURL, groq.apiKeyEnv.judge, groq.roles.judge.structured], ['https://api.groq.com/openai/v1', 'GROQ_API_KEY', 'auto']);
 	});
 

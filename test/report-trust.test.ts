@@ -159,7 +159,7 @@ describe('agreement with people (item 6)', () => {
 		writeFileSync(file, lines.map((line) => JSON.stringify(line)).join('\n'));
 		return file;
 	};
-	type AgreementCell = {overall: {judge: {mae: Estimate; withinOne: Estimate; bias: number}; humans: {withinOne: number; mae: number; pairs: number}}; metrics: Array<{metric: string; n: number; exact: Estimate | null; kappa: number | null}>; panel: Array<{judge: string; mae: Estimate; n: number}>; ensembles: Array<{judges: string[]; k: number; mae: number}>; regions: Array<{value: string}>; languages: Array<{value: string}>};
+	type AgreementCell = {overall: {judge: {mae: Estimate; withinOne: Estimate; bias: number}; humans: {withinOne: number; mae: number; pairs: number}}; metrics: Array<{metric: string; n: number; exact: Estimate | null; kappa: number | null}>; panel: Array<{judge: string; mae: Estimate; n: number}>; ensembles: Array<{judges: string[]; k: number; mae: number; n: number; seeds: number; intervals: {mae: Estimate; withinOne: Estimate} | null}>; ensembleGain: {ensemble: string[]; judge: string; n: number; mae: Estimate} | null; regions: Array<{value: string}>; languages: Array<{value: string}>};
 	type Agreement = {cells: AgreementCell[]};
 
 	it('treat a tie in the human mean the same whichever side the judge is on', async () => {
@@ -228,6 +228,18 @@ describe('agreement with people (item 6)', () => {
 		assert.ok(report.ensembles.length === 4, 'three judges: three pairs and one triple');
 		assert.deepEqual(report.ensembles.map((row) => row.k).sort(), [2, 2, 2, 3]);
 		assert.ok(report.ensembles[0]!.mae <= report.ensembles.at(-1)!.mae);
+		// The listed ensembles carry seed-cluster intervals from the one engine, on the units they were ranked on.
+		for (const row of report.ensembles) {
+			assert.ok(row.intervals, `${row.judges.join('+')}: an interval`);
+			assert.equal(row.intervals.mae.n, row.n);
+			assert.equal(row.intervals.mae.seeds, 6, 'six seeds, each dialogue one cluster of two units');
+			assert.ok(Math.abs(row.intervals.mae.mean - row.mae) < 1e-12);
+		}
+		// The gain of the best ensemble over the best judge is paired on the same 12 units: here every judge
+		// scored all of them, so it is the difference of the two MAEs.
+		const gain = report.ensembleGain!;
+		assert.deepEqual([gain.ensemble, gain.judge, gain.n], [report.ensembles[0]!.judges, report.panel[0]!.judge, 12]);
+		assert.ok(Math.abs(gain.mae.mean - (report.ensembles[0]!.mae - report.panel[0]!.mae.mean)) < 1e-12);
 		assert.deepEqual(report.languages.map((row) => row.value), ['english', 'native']);
 		assert.ok(report.regions.length >= 1);
 		assert.equal(report.overall.humans.pairs, 12);
@@ -237,6 +249,7 @@ describe('agreement with people (item 6)', () => {
 		assert.match(text.stdout, /Judge panel/);
 		assert.match(text.stdout, /Ensembles \(mean of k judges, k = 2\.\.3; 4 in all/);
 		assert.match(text.stdout, /judge-2 \+ judge-3/);
+		assert.match(text.stdout, /paired on the 12 units both scored \(6 seeds\): MAE [-+]?\d\.\d{3} \[/);
 	});
 });
 

@@ -203,17 +203,30 @@ describe('crisp command (offline)', () => {
 		const rewardsFile = path.join(dir, 'rewards.jsonl');
 		const rate = (sign: number) => writeFileSync(rewardsFile, forScoring.map((sample) => JSON.stringify({id: sample.id, reward: sign * outcomeOf.get(sample.id)!})).join('\n'));
 		rate(1);
-		const perfect = parseJson<Array<{rewardModel: {mean: number}; oracle: {mean: number}; gap: {mean: number}; hitsCeiling: number; first: {mean: number}}>>((await cli('crisp', 'bon', '--rewards', rewardsFile, '--json')).stdout)[0]!;
-		assert.equal(perfect.hitsCeiling, 1);
+		type Interval = {mean: number; lo: number | null; hi: number | null; na: string | null};
+		const perfect = parseJson<Array<{rewardModel: Interval; oracle: Interval; gap: Interval; hitsCeiling: Interval; first: Interval; norms: number; judgeModel: string}>>((await cli('crisp', 'bon', '--rewards', rewardsFile, '--json')).stdout)[0]!;
+		assert.equal(perfect.hitsCeiling.mean, 1);
+		assert.ok(perfect.hitsCeiling.lo !== null && perfect.hitsCeiling.lo < 1, 'a share of 100% still has a Wilson interval below 1');
+		assert.equal(perfect.gap.lo, null, 'a gap of 0 on every item has no interval, and says why');
+		assert.match(perfect.gap.na ?? '', /every value is 0/);
+		// The one interval engine: the first answer's outcome over the same items, clustered by norm, is the
+		// same figure and the same interval in `crisp bon` and `crisp report`.
+		const summary = parseJson<{rows: Array<{culture: string; judgeModel: string; outcome: Interval; norms: number}>}>((await cli('crisp', 'report', '--json')).stdout);
+		const all = summary.rows.find((row) => row.culture === 'all' && row.judgeModel === perfect.judgeModel)!;
+		assert.deepEqual([perfect.first.mean, perfect.first.lo, perfect.first.hi, perfect.norms], [all.outcome.mean, all.outcome.lo, all.outcome.hi, all.norms]);
+		const reseeded = parseJson<Array<{first: Interval}>>((await cli('crisp', 'bon', '--rewards', rewardsFile, '--json', '--seed', 'other')).stdout)[0]!;
+		assert.equal(reseeded.first.mean, perfect.first.mean);
 		assert.equal(perfect.rewardModel.mean, perfect.oracle.mean);
 		assert.equal(perfect.gap.mean, 0);
 		rate(-1);
-		const perverse = parseJson<Array<{rewardModel: {mean: number}; oracle: {mean: number}; hitsCeiling: number}>>((await cli('crisp', 'bon', '--rewards', rewardsFile, '--json')).stdout)[0]!;
+		const perverse = parseJson<Array<{rewardModel: {mean: number}; oracle: {mean: number}}>>((await cli('crisp', 'bon', '--rewards', rewardsFile, '--json')).stdout)[0]!;
 		assert.ok(perverse.rewardModel.mean < perfect.rewardModel.mean);
 		const firstOnly = parseJson<Array<{n: number; rewardModel: {mean: number}; first: {mean: number}}>>((await cli('crisp', 'bon', '--rewards', rewardsFile, '--n', '1', '--json')).stdout)[0]!;
 		assert.equal(firstOnly.n, 1);
 		const table = await cli('crisp', 'bon', '--rewards', rewardsFile);
 		assert.match(table.stdout, /REWARD MODEL\s+ORACLE PICK \(CEILING\)\s+GAP/);
+		assert.match(table.stdout, /GRADER/);
+		assert.match(table.stdout, /clustered by norm .*2000 resamples, seed "cultureconverse"/);
 		writeFileSync(rewardsFile, `${JSON.stringify({id: forScoring[0]!.id, reward: 1})}\n{"id": "x"}\n`);
 		const bad = await cli('crisp', 'bon', '--rewards', rewardsFile);
 		assert.equal(bad.code, 2);

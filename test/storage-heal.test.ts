@@ -213,7 +213,7 @@ describe('storage: links, zombies, temp files and stale reads', () => {
 	});
 });
 
-describe('storage: resuming what the README says resumes', () => {
+describe('storage: resuming what the manual says resumes', () => {
 	it('a paired batch resumes with its own command (settings compared as values, not JSON text)', async () => {
 		const args = ['batch', '--name', 'pairs', '--region', 'MY', '--sample', '1', '--lang', 'english,native', '--mode', 'eval', ...MOCK];
 		const first = await cli(args);
@@ -241,8 +241,8 @@ describe('storage: resuming what the README says resumes', () => {
 		assert.ok(statSync(file).size > 0 && !lstatSync(file).isSymbolicLink());
 	});
 
-	it('every schema the README names is printed by `schema`', async () => {
-		const readme = readFileSync(path.join(REPO, 'README.md'), 'utf8');
+	it('every schema the manual (README.md and docs/*.md) names is printed by `schema`', async () => {
+		const readme = ['README.md', ...readdirSync(path.join(REPO, 'docs')).filter((name) => name.endsWith('.md')).map((name) => path.join('docs', name))].map((file) => readFileSync(path.join(REPO, file), 'utf8')).join('\n');
 		const named = new Set([...readme.matchAll(/cultureconverse\s+schema\s+([a-z][a-z-]+)/g)].map((match) => match[1]!));
 		const row = /`schema \[<name>\]` \| [^|\n]*/.exec(readme)?.[0] ?? '';
 		for (const match of row.matchAll(/`([a-z][a-z-]+)`/g)) named.add(match[1]!);

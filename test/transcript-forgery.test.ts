@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import {after, before, describe, it} from 'node:test';
-import {episodeOptionsFromFlags, seedFromFlags, startEpisode} from '../src/app/episodes.js';
+import {startEpisode} from '../src/app/episodes.js';
+import {episodeOptionsFromFlags, seedFromFlags} from '../src/commands/episodeOptions.js';
 import {episodeHarness, type Harness} from './helpers/episodeHarness.js';
 import {type FakeRequest} from './helpers/fakeOpenAI.js';
 import {scriptedModel} from './helpers/scriptedModel.js';

@@ -1,6 +1,5 @@
 import {markHiddenSeen} from '../episode/blindness.js';
 import type {Seed} from '../domain/seed.js';
-import type {Flags} from '../commands/types.js';
 import {type EpisodeOptions, buildConfig, newSession} from '../episode/createSession.js';
 import {EpisodeEngine} from '../episode/engine.js';
 import type {EngineListener} from '../episode/events.js';
@@ -9,46 +8,24 @@ import {SeedSpace, tierFlag} from '../universe/seeds.js';
 import {UserError} from '../util/errors.js';
 import {judgeModelName, roleDifferences, roleIdentity} from '../domain/setup.js';
 import type {Runtime} from './runtime.js';
-import {AssistantKind, JudgeMode, LanguageMode, ModelRole, type Session, type SessionConfig} from '../domain/session.js';
+import {ModelRole, type Session, type SessionConfig} from '../domain/session.js';
 
-/** Resolves `--seed ID` or `--persona ID --template ID` (with an optional `--tier` override). */
-export function seedFromFlags(runtime: Pick<Runtime, 'universe'>, flags: Flags): Seed {
+/** What names a seed: its id, or a persona and a template; `tier` (a tier name) overrides the seed's own. */
+export type SeedChoice = {readonly seed?: string; readonly persona?: string; readonly template?: string; readonly tier?: string};
+
+/** Resolves a seed id, or a persona and a template (the face's `--seed`, `--persona`, `--template`), with an optional tier override. */
+export function seedFromChoice(runtime: Pick<Runtime, 'universe'>, choice: SeedChoice): Seed {
 	const space = new SeedSpace(runtime.universe);
-	const seedFlag = flags['seed'];
 	let seed: Seed;
-	if (typeof seedFlag === 'string') seed = space.get(seedFlag);
+	if (choice.seed !== undefined) seed = space.get(choice.seed);
 	else {
-		const persona = flags['persona'];
-		const template = flags['template'];
-		if (typeof persona !== 'string' || typeof template !== 'string') throw new UserError('Give --seed <persona-id>:<template-id>, or both --persona ID and --template ID.');
+		const {persona, template} = choice;
+		if (persona === undefined || template === undefined) throw new UserError('Give --seed <persona-id>:<template-id>, or both --persona ID and --template ID.');
 		seed = space.get(`${space.persona(persona).id}:${space.template(template).id}`);
 	}
-	const tier = tierFlag(flags['tier']);
+	const tier = tierFlag(choice.tier);
 	if (tier) seed = {...seed, tier};
 	return seed;
-}
-
-/** Episode options from flags, validated with the session schema's own enums. */
-export function episodeOptionsFromFlags(flags: Flags): EpisodeOptions {
-	const language = LanguageMode.safeParse(flags['lang'] ?? 'english');
-	if (!language.success) throw new UserError(`--lang must be english or native, got '${String(flags['lang'])}'.`);
-	const mode = flags['mode'] ?? 'eval';
-	if (mode !== 'eval' && mode !== 'gold') throw new UserError(`--mode must be eval or gold, got '${String(mode)}'.`);
-	let assistant: AssistantKind = mode === 'gold' ? 'gold' : 'llm';
-	if (flags['human']) {
-		if (mode === 'gold') throw new UserError('--human and --mode gold do not go together: a person plays the assistant without the oracle briefing.');
-		assistant = 'human';
-	}
-	if (typeof flags['replayFrom'] === 'string') assistant = AssistantKind.parse('replay');
-	const judgeMode = JudgeMode.safeParse(flags['judgeMode'] ?? 'separate');
-	if (!judgeMode.success) throw new UserError(`--judge-mode must be separate or combined, got '${String(flags['judgeMode'])}'.`);
-	const bestOf = flags['bestOf'] === undefined ? null : Number(flags['bestOf']);
-	if (bestOf !== null && (!Number.isInteger(bestOf) || bestOf < 2 || bestOf > 16)) throw new UserError(`--best-of must be a whole number from 2 to 16, got '${String(flags['bestOf'])}'.`);
-	if (bestOf !== null && (assistant === 'human' || assistant === 'replay')) throw new UserError(`--best-of samples the model under test; it does not go with ${assistant === 'human' ? '--human' : '--replay-from'}.`);
-	const maxTurns = Number(flags['maxTurns'] ?? 5);
-	if (!Number.isInteger(maxTurns) || maxTurns < 1 || maxTurns > 20) throw new UserError(`--max-turns must be a whole number from 1 to 20, got '${String(flags['maxTurns'])}'.`);
-	if (flags['reveal'] && assistant !== 'human') throw new UserError('--reveal shows hidden state to a person playing the assistant; it goes with --human only.');
-	return {language: language.data, assistant, judgeMode: judgeMode.data, maxTurns, replayFrom: typeof flags['replayFrom'] === 'string' ? flags['replayFrom'] : null, bestOf, ...(flags['reveal'] ? {reveal: true} : {})};
 }
 
 /**
@@ -92,6 +69,8 @@ function sharedStart(fresh: Session, source: Session): Session {
  */
 export async function resumeEpisode(runtime: Runtime, idOrPath: string, options: {allowModelChange?: boolean; streamTokens?: boolean} = {}, listener?: EngineListener): Promise<EpisodeEngine> {
 	let session = await runtime.store.load(idOrPath);
+	const gateway = session.status === 'completed' ? runtime.gateway : keepingSavedModes(runtime.gateway, session.config.roles);
+	runtime = {...runtime, gateway};
 	const changed = session.status === 'completed' ? [] : roleChanges(session.config.roles, runtime, rolesStillToRun(session));
 	if (changed.length > 0) {
 		if (!options.allowModelChange) {
@@ -107,6 +86,31 @@ export async function resumeEpisode(runtime: Runtime, idOrPath: string, options:
 }
 
 type RoleChange = {readonly role: ModelRole; readonly from: string; readonly to: string};
+
+/**
+ * A role left on structured mode `auto` (the default: "whatever the server takes") continues a session
+ * in the mode the session was saved with, so a session begun before `auto` was the default (or with a
+ * mode set by hand then) resumes as it ran instead of being refused as a changed setup. A mode set by
+ * hand now that differs from the saved one is still a change.
+ */
+function keepingSavedModes(gateway: Runtime['gateway'], saved: SessionConfig['roles']): Runtime['gateway'] {
+	const savedMode = (role: ModelRole) => {
+		const was = saved[role]?.structured;
+		return gateway.settings(role).structured === 'auto' && was !== undefined && was !== 'auto' ? was : null;
+	};
+	const kept = (role: ModelRole) => {
+		const mode = savedMode(role);
+		return mode ? {...gateway.settings(role), structured: mode} : gateway.settings(role);
+	};
+	if (!ModelRole.options.some((role) => savedMode(role) !== null)) return gateway;
+	return {
+		...gateway,
+		settings: kept,
+		call: (request) => gateway.call({...request, settings: request.settings ?? kept(request.role)}),
+		...(gateway.sample ? {sample: (request: Parameters<NonNullable<typeof gateway.sample>>[0], count: number) => gateway.sample!({...request, settings: request.settings ?? kept(request.role)}, count)} : {}),
+		...(gateway.capabilities ? {capabilities: (role: ModelRole, settings?: Parameters<NonNullable<typeof gateway.capabilities>>[1]) => gateway.capabilities!(role, settings ?? kept(role))} : {}),
+	};
+}
 
 /**
  * The roles whose model a resumed session may still call: a generator change after the shards are made,
@@ -158,14 +162,15 @@ function withModelChanges(session: Session, changes: readonly RoleChange[], runt
 }
 
 /**
- * The --<role>-model flags that reproduce the models a session was started with: resuming uses them
- * unless the user names other models (scores from different models are not comparable).
+ * The model of every role that reproduces the models a session was started with (as a --<role>-model
+ * flag would name it): resuming uses them unless the user names other models (scores from different
+ * models are not comparable).
  */
-export function modelFlagsOf(session: Pick<Session, 'config'>): Flags {
-	const out: Flags = {};
+export function modelFlagsOf(session: Pick<Session, 'config'>): Record<ModelRole, string> {
+	const out = {} as Record<ModelRole, string>;
 	for (const role of ModelRole.options) {
 		const settings = session.config.roles[role];
-		out[`${role}Model`] = settings.provider === 'replay' && settings.replayFile ? `replay:${settings.replayFile}` : settings.model;
+		out[role] = settings.provider === 'replay' && settings.replayFile ? `replay:${settings.replayFile}` : settings.model;
 	}
 	return out;
 }

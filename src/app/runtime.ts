@@ -1,9 +1,8 @@
 import {existsSync, statSync} from 'node:fs';
 import path from 'node:path';
-import type {Flags, FlagSpec, IO} from '../commands/types.js';
 import type {EvidenceSource} from '../episode/engine.js';
 import {createGateway, gatewayOptions} from '../llm/gateway.js';
-import {type ModelSettings, modelFlags, requireRoles, resolveRoleSettings} from '../llm/settings.js';
+import {type ModelOptions, type ModelSettings, requireRoles, resolveRoleSettings} from '../llm/settings.js';
 import {preflight} from '../llm/preflight.js';
 import {type CostEstimate, estimateCost} from '../llm/pricing.js';
 import {type UsageSummary, summarizeCalls} from '../llm/usage.js';
@@ -15,14 +14,20 @@ import {registerMocks} from '../mock/index.js';
 import {SessionStore} from '../store/sessionStore.js';
 import type {Universe} from '../universe/load.js';
 import {UserError} from '../util/errors.js';
+import type {Streams} from '../util/streams.js';
 import {workspaceDir} from '../util/paths.js';
 import {createEvidenceSource} from '../kb/evidenceSource.js';
 
-/** Flags of every command that runs episodes or stages. */
-export const runtimeFlags: Record<string, FlagSpec> = {
-	...modelFlags,
-	sessionsDir: {type: 'string', description: 'Folder of session files (default ./sessions)'},
-	embedder: {type: 'string', description: 'KB embedder: hf:<model-id>, local:<folder> or hash (default: env CULTURECONVERSE_EMBEDDER, else the multilingual default with a hash fallback)'},
+/**
+ * What a caller chose for a runtime: the models (`ModelOptions`), the sessions folder and the KB
+ * embedder. The face builds it from its flags (commands/runtimeFlags.ts); a batch's worker threads
+ * receive it as it is.
+ */
+export type RuntimeOptions = ModelOptions & {
+	/** Folder of session files, relative to cwd. @default env CULTURECONVERSE_SESSIONS_DIR, else ./sessions */
+	readonly sessionsDir?: string;
+	/** KB embedder: hf:<model-id>, local:<folder> or hash. @default env CULTURECONVERSE_EMBEDDER, else the multilingual default */
+	readonly embedder?: string;
 };
 
 /** Everything a command needs to run episodes: one gateway, one store, one evidence source. */
@@ -46,24 +51,24 @@ export function episodeRoles(assistant: AssistantKind): ModelRole[] {
 	return ModelRole.options.filter((role) => role !== 'assistant' || assistant === 'llm' || assistant === 'gold');
 }
 
-export function sessionsDir(flags: Flags, io: Pick<IO, 'cwd' | 'env'>): string {
-	const flag = flags['sessionsDir'];
-	const dir = path.resolve(io.cwd, typeof flag === 'string' ? flag : io.env['CULTURECONVERSE_SESSIONS_DIR'] ?? 'sessions');
+/** The sessions folder: `dir` (relative to cwd) when given, else CULTURECONVERSE_SESSIONS_DIR, else ./sessions. */
+export function sessionsDir(dir: string | undefined, io: Pick<Streams, 'cwd' | 'env'>): string {
+	const resolved = path.resolve(io.cwd, dir ?? io.env['CULTURECONVERSE_SESSIONS_DIR'] ?? 'sessions');
 	// Caught here, before an episode runs, rather than as a failed save after its first model call.
-	if (existsSync(dir) && !statSync(dir).isDirectory()) throw new UserError(`The sessions folder ${dir} is a file, not a folder (--sessions-dir or CULTURECONVERSE_SESSIONS_DIR).`);
-	return dir;
+	if (existsSync(resolved) && !statSync(resolved).isDirectory()) throw new UserError(`The sessions folder ${resolved} is a file, not a folder (--sessions-dir or CULTURECONVERSE_SESSIONS_DIR).`);
+	return resolved;
 }
 
 /**
  * `roles`: the roles the command will call; one of them without a model (an endpoint other than
  * OpenAI's has no default) stops the command here, before anything runs.
  */
-export function createRuntime(input: {flags: Flags; io: IO; universe: Universe; roles?: readonly ModelRole[]; limiter?: Limiter; quiet?: boolean; settings?: ModelSettings}): Runtime {
+export function createRuntime(input: {options: RuntimeOptions; io: Streams; universe: Universe; roles?: readonly ModelRole[]; limiter?: Limiter; quiet?: boolean; settings?: ModelSettings}): Runtime {
 	registerMocks();
-	const {flags, io, universe} = input;
+	const {options, io, universe} = input;
 	const workspace = workspaceDir(io.env, io.cwd);
 	// A queue worker runs with the settings its batch recorded (src/queue/spec.ts), not its own flags.
-	const settings = input.settings ?? resolveRoleSettings({flags, env: io.env, cwd: io.cwd});
+	const settings = input.settings ?? resolveRoleSettings({options, env: io.env, cwd: io.cwd});
 	requireRoles(settings, input.roles ?? ModelRole.options);
 	if (!input.quiet) for (const role of input.roles ?? ModelRole.options) for (const notice of settings.roles[role].notices ?? []) io.stderr.write(`cultureconverse: ${role}: ${notice}\n`);
 	const gateway = createGateway({...gatewayOptions(settings, {env: io.env, workspaceDir: workspace}), ...(input.limiter ? {limiter: input.limiter} : {})});
@@ -71,7 +76,7 @@ export function createRuntime(input: {flags: Flags; io: IO; universe: Universe; 
 		universe,
 		env: io.env,
 		cwd: io.cwd,
-		embedder: typeof flags['embedder'] === 'string' ? flags['embedder'] : undefined,
+		embedder: options.embedder,
 		warn: (message) => io.stderr.write(`cultureconverse: ${message}\n`),
 	});
 	const checked = new Set<string>();
@@ -82,7 +87,7 @@ export function createRuntime(input: {flags: Flags; io: IO; universe: Universe; 
 		checked.add(key);
 	};
 	// A stale session lock taken over is said (on a worker thread, stderr reaches the coordinator as a notice).
-	return {universe, settings, gateway, store: new SessionStore(sessionsDir(flags, io), {onNotice: (message) => io.stderr.write(`cultureconverse: ${message}\n`)}), evidence: evidence.source, embedderId: evidence.embedderId, workspace, check};
+	return {universe, settings, gateway, store: new SessionStore(sessionsDir(options.sessionsDir, io), {onNotice: (message) => io.stderr.write(`cultureconverse: ${message}\n`)}), evidence: evidence.source, embedderId: evidence.embedderId, workspace, check};
 }
 
 /*
@@ -90,9 +95,9 @@ export function createRuntime(input: {flags: Flags; io: IO; universe: Universe; 
  * each role would resolve to, and what a session's calls used and cost.
  */
 
-/** The model every role would use with these flags and this environment; throws a UserError when they cannot work. */
-export function resolveRoles(flags: Flags, io: Pick<IO, 'env' | 'cwd'>): Readonly<Record<ModelRole, RoleSettings>> {
-	return resolveRoleSettings({flags, env: io.env, cwd: io.cwd}).roles;
+/** The model every role would use with these options and this environment; throws a UserError when they cannot work. */
+export function resolveRoles(options: ModelOptions, io: Pick<Streams, 'env' | 'cwd'>): Readonly<Record<ModelRole, RoleSettings>> {
+	return resolveRoleSettings({options, env: io.env, cwd: io.cwd}).roles;
 }
 
 /** Tokens, calls and the estimated price of a session's calls so far (cached and mock calls cost nothing). */

@@ -7,7 +7,7 @@
 import {Writable} from 'node:stream';
 import {parentPort, workerData} from 'node:worker_threads';
 import {createRuntime, episodeRoles} from '../app/runtime.js';
-import type {IO} from '../commands/types.js';
+import type {Streams} from '../util/streams.js';
 import {createSharedLimiter} from '../llm/sharedLimiter.js';
 import {usageCall} from '../llm/usage.js';
 import {loadUniverse} from '../universe/load.js';
@@ -28,10 +28,10 @@ const stderr = new Writable({
 		done();
 	},
 });
-const io: IO = {stdout: new Writable({write: (_chunk, _encoding, done) => done()}), stderr, stdin: process.stdin, env: init.env, cwd: init.cwd};
+const io: Streams = {stdout: new Writable({write: (_chunk, _encoding, done) => done()}), stderr, stdin: process.stdin, env: init.env, cwd: init.cwd};
 
 const universe = loadUniverse(init.universe);
-const runtime = createRuntime({flags: init.flags, io, universe, roles: episodeRoles(init.settings.episode.assistant ?? 'llm'), limiter: createSharedLimiter(init.limiter), quiet: true});
+const runtime = createRuntime({options: init.runtime, io, universe, roles: episodeRoles(init.settings.episode.assistant ?? 'llm'), limiter: createSharedLimiter(init.limiter), quiet: true});
 runtime.gateway.onEvent((event) => {
 	if (event.type === 'call_done' || event.type === 'call_failed') send({type: 'call', call: usageCall(event.call)});
 });

@@ -1,4 +1,4 @@
-import type {Flags} from '../commands/types.js';
+import type {RuntimeOptions} from '../app/runtime.js';
 import type {BatchItem} from '../domain/batch.js';
 import type {SessionStatus} from '../domain/session.js';
 import type {UsageCall} from '../llm/usage.js';
@@ -6,7 +6,8 @@ import type {ItemEnd, ItemSettings} from './item.js';
 
 /** What a worker thread is started with (structured-clonable). */
 export type WorkerInit = {
-	readonly flags: Flags;
+	/** The runtime the coordinator's own options describe (models, sessions folder, embedder): each thread resolves the same settings. */
+	readonly runtime: RuntimeOptions;
 	readonly env: NodeJS.ProcessEnv;
 	readonly cwd: string;
 	readonly universe: {readonly kbDir?: string; readonly userTemplatesDir: string};

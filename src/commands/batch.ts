@@ -2,11 +2,9 @@ import {availableParallelism} from 'node:os';
 import path from 'node:path';
 import {summaryOf} from './registry.js';
 import chalk from 'chalk';
-import {episodeOptionsFromFlags} from '../app/episodes.js';
-import {createRuntime, episodeRoles, type Runtime, runtimeFlags, sessionsDir} from '../app/runtime.js';
+import {createRuntime, episodeRoles, type Runtime} from '../app/runtime.js';
 import {checkBatchName, planItems, selectSeeds, variantsOf} from '../batch/plan.js';
 import {type BatchEvent, runBatch} from '../batch/runner.js';
-import {resumeCommand} from '../batch/resumeCommand.js';
 import {outageAdvice, OUTAGE_FAILURES} from '../llm/breaker.js';
 import type {FailureKind} from '../llm/types.js';
 import {canonicalJson} from '../util/canonicalJson.js';
@@ -23,7 +21,10 @@ import {workspaceDir} from '../util/paths.js';
 import {unknownMessage} from '../util/suggest.js';
 import {setupAdvice} from '../llm/advice.js';
 import {renderTable} from '../util/table.js';
+import {resumeCommand} from './batchResume.js';
+import {episodeOptionsFromFlags} from './episodeOptions.js';
 import {episodeFlags} from './run.js';
+import {runtimeFlags, runtimeOptionsFromFlags, sessionsDirFromFlags} from './runtimeFlags.js';
 import {wholeFlag} from './flagValues.js';
 import {filterFlags, seedFilter} from './seeds.js';
 import {type Command, type CommandContext, type Flags, type FlagSpec, type IO, write, writeJson} from './types.js';
@@ -126,14 +127,14 @@ const stamp = (date: Date) => date.toISOString().replace(/[-:]/g, '').replace('T
 
 async function runOrResume(context: CommandContext): Promise<number> {
 	const {flags, io, universe} = context;
-	const store = new BatchStore(sessionsDir(flags, io));
+	const store = new BatchStore(sessionsDirFromFlags(flags, io));
 	const name = checkBatchName(typeof flags['name'] === 'string' ? flags['name'] : `batch-${stamp(new Date())}`);
 	const space = new SeedSpace(universe());
 	const live = liveLine(io.stderr, !flags['json'] && !flags['jsonl'] && Boolean((io.stderr as {isTTY?: boolean}).isTTY));
 	// Everything the run says on stderr (index builds, warnings) goes above the live progress line.
 	const planned = store.exists(name) ? store.load(name) : null;
 	const roles = episodeRoles(planned?.episode.assistant ?? (variantsOf(flags['lang'], flags['mode']).some((variant) => variant.mode === 'gold') ? 'gold' : episodeOptionsFromFlags({...flags, lang: undefined, mode: undefined}).assistant ?? 'llm'));
-	const runtime = createRuntime({flags, io: {...io, stderr: live.stream}, universe: universe(), roles});
+	const runtime = createRuntime({options: runtimeOptionsFromFlags(flags), io: {...io, stderr: live.stream}, universe: universe(), roles});
 	const episode = episodeConfigOf(flags, runtime);
 	let manifest: BatchManifest;
 	if (planned) {
@@ -215,7 +216,7 @@ async function runOrResume(context: CommandContext): Promise<number> {
 						count: workers,
 						concurrency: runtime.settings.concurrency,
 						adaptive: runtime.settings.adaptiveConcurrency,
-						init: {flags: {...flags, sessionsDir: store.sessionsDir}, env: io.env, cwd: io.cwd, universe: universeLocation(io)},
+						init: {runtime: {...runtimeOptionsFromFlags(flags), sessionsDir: store.sessionsDir}, env: io.env, cwd: io.cwd, universe: universeLocation(io)},
 						onLimiter: (limiter) => (width = () => ({limit: limiter.limit, max: limiter.max})),
 					},
 				}
@@ -269,7 +270,7 @@ async function showStatus(context: CommandContext): Promise<number> {
 	const {args, flags, io} = context;
 	const name = args[1];
 	if (!name) throw new UserError('Usage: npx cultureconverse batch status <name> [--json] (list them with `npx cultureconverse batch list`)');
-	const store = new BatchStore(sessionsDir(flags, io));
+	const store = new BatchStore(sessionsDirFromFlags(flags, io));
 	const manifest = store.load(name);
 	const summary = summarizeBatch(manifest);
 	const queue = flags['queue'] === undefined ? null : await queueStatusOf(flags, name);
@@ -296,7 +297,7 @@ async function showStatus(context: CommandContext): Promise<number> {
 
 async function listBatches(context: CommandContext): Promise<number> {
 	const {flags, io} = context;
-	const store = new BatchStore(sessionsDir(flags, io));
+	const store = new BatchStore(sessionsDirFromFlags(flags, io));
 	const rows: Array<BatchSummary & {updatedAt: string}> = [];
 	const problems: string[] = [];
 	for (const name of store.names()) {

@@ -1,6 +1,6 @@
 import chalk from 'chalk';
 import {summaryOf} from './registry.js';
-import {runtimeFlags} from '../app/runtime.js';
+import {runtimeFlags} from './runtimeFlags.js';
 import {registerSchema} from '../domain/registry.js';
 import {Norm, RejectedRow, SituatedEval, SituatedItem, isKept} from '../domain/situated.js';
 import {summarizeCalls} from '../llm/usage.js';
@@ -19,7 +19,8 @@ import {summarizeEvals} from '../situated/summary.js';
 import {mockWording} from '../report/setups.js';
 import {ExitCode, UserError} from '../util/errors.js';
 import {unknownMessage} from '../util/suggest.js';
-import {bestOfN, calibrateRewards, pairs, samples, sft} from './crispData.js';
+import {bestOfN, calibrateRewards, intervalNote, pairs, samples, sft} from './crispData.js';
+import {intervalOptions} from './reportSelection.js';
 import {cultureFilter, files, lockFile, readEvals, readItems, splitFlag, spreadNorms} from './crispFiles.js';
 import {extract, listNorms, selectNorms, trapNote} from './crispNorms.js';
 import {callContext, groundingSource, reportStop, rewardSelector} from './crispRuntime.js';
@@ -42,11 +43,11 @@ export const crispCommand: Command = {
 		'crisp build [--region R] [--culture C] [--norms FILE] [--norm ID]... [--split S] [--limit N] [--chronotopes K] [--max-rounds R] [--parallel P] [--items FILE] [--json]',
 		'crisp show <item-id> [--items FILE] [--json]',
 		'crisp eval [--region R] [--culture C] [--split S] [--limit N] [--best-of N] [--reward-model MODEL | --reward-endpoint URL] [--ngs judge|MODEL|none|URL] [--lambda X] [--parallel P] [--items FILE] [--evals FILE] [--json]',
-		'crisp report [--region R] [--culture C] [--lambda X] [--evals FILE] [--html FILE] [--json]',
+		'crisp report [--region R] [--culture C] [--lambda X] [--seed S] [--resamples N] [--evals FILE] [--html FILE] [--json]',
 		'crisp pairs [--format trl|openai-dpo|sharegpt] [--min-margin M] [--max-pairs-per-item 8] [--no-balance] [--split train|validation|test|any] [--items FILE] [--evals FILE] [--out FILE]',
 		'crisp sft [--min-outcome 5] [--min-match 2] [--split S] [--items FILE] [--evals FILE] [--out FILE]',
 		'crisp samples [--items FILE] [--evals FILE] [--out FILE]      every valid answer, for an external reward model to score',
-		"crisp bon --rewards FILE [--n N] [--json]                       best-of-N with those scores: how good is the reward model's pick?",
+		"crisp bon --rewards FILE [--n N] [--seed S] [--json]            best-of-N with those scores: how good is the reward model's pick?",
 		'crisp calibrate --rewards FILE [--json]',
 	].join('\n    $ cultureconverse '),
 	flags: {
@@ -77,6 +78,8 @@ export const crispCommand: Command = {
 		rewards: {type: 'string', description: 'bon: JSONL of {"id", "reward"} for the ids of `crisp samples`; calibrate: raw rewards, one number per line (or JSONL with a "reward" field)'},
 		n: {type: 'number', description: 'bon: only the first N samples of each item (default all)'},
 		out: {type: 'string', description: 'norms extract: the norms file (default <sessions>/crisp/norms.jsonl); pairs, sft, samples: write the JSONL here (atomically) instead of stdout'},
+		seed: {type: 'string', description: 'eval, report, bon: seed of the bootstrap resampling (default "cultureconverse"; same data and seed, same intervals)'},
+		resamples: {type: 'number', description: 'eval, report, bon: bootstrap resamples (default 2000)'},
 		html: {type: 'string', description: 'report: also write the report as one self-contained HTML file with charts'},
 		json: {type: 'boolean', description: 'Print JSON'},
 		...runtimeFlags,
@@ -223,12 +226,12 @@ async function evaluateLocked(context: CommandContext): Promise<number> {
 	};
 	const result = await evaluateItems({items, parallel, existing, save, context: call, options: {bestOf, selector, grounding}, breaker});
 	const chosenIds = new Set(items.map((item) => item.id));
-	const report = summarizeEvals(readEvals(evalsFile, io, universe).filter((evaluation) => evaluation.policyModel === policyModel && chosenIds.has(evaluation.itemId)), {lambda});
+	const report = summarizeEvals(readEvals(evalsFile, io, universe).filter((evaluation) => evaluation.policyModel === policyModel && chosenIds.has(evaluation.itemId)), {lambda, ...intervalOptions(flags)});
 	const interrupted = Boolean(io.signal?.aborted);
 	if (flags['json']) writeJson(io, {evals: evalsFile, evaluated: result.evaluated.length, completed: result.completed.length, skipped: result.skipped, errors: result.errors, selector: selector?.id ?? null, grounding: grounding?.id ?? null, ...report, usage: summarizeCalls(calls), interrupted, stopped: result.stopped});
 	else {
 		for (const failure of result.errors) io.stderr.write(chalk.red(`${failure.itemId}: ${failure.error}\n`));
-		write(io, reportText(report));
+		write(io, reportText(report, intervalNote(intervalOptions(flags))));
 		const completed = result.completed.length ? `; ${result.completed.length} saved evaluation(s) completed (${selector ? `scores of ${selector.id}` : 'grounding'})` : '';
 		write(io, `Evaluated ${result.evaluated.length} item(s) with ${policyModel} (best of ${bestOf}${selector ? `, ranked by ${selector.id}` : ', no reward model: give --reward-model or --reward-endpoint for best-of-N'})${completed}${result.skipped ? `; ${result.skipped} already evaluated` : ''}. Spent: ${formatUsage(calls)}. Evaluations: ${evalsFile}`);
 	}
@@ -243,14 +246,14 @@ function report(context: CommandContext): number {
 	const matches = cultureFilter(flags);
 	const evals = readEvals(file, io, context.universe()).filter((evaluation) => !matches || matches(evaluation));
 	if (evals.length === 0) throw new UserError(`No evaluation in ${file}${matches ? ' for these flags' : ''}: run \`npx cultureconverse crisp eval\` first.`);
-	const summary = summarizeEvals(evals, {lambda: lambdaOf(flags)});
+	const summary = summarizeEvals(evals, {lambda: lambdaOf(flags), ...intervalOptions(flags)});
 	if (typeof flags['html'] === 'string') {
 		const target = path.resolve(io.cwd, flags['html']);
-		writeFileAtomic(target, crispPage(summary, {title: 'cultureconverse crisp report', generatedAt: new Date().toISOString().replace(/\.\d+Z$/, 'Z'), mockNotice: crispMockNotice(evals)}));
+		writeFileAtomic(target, crispPage(summary, {title: 'cultureconverse crisp report', generatedAt: new Date().toISOString().replace(/\.\d+Z$/, 'Z'), mockNotice: crispMockNotice(evals), intervals: intervalNote(intervalOptions(flags))}));
 		io.stderr.write(`Wrote ${target}\n`);
 	}
 	if (flags['json']) writeJson(io, summary);
-	else write(io, reportText(summary));
+	else write(io, reportText(summary, intervalNote(intervalOptions(flags))));
 	return ExitCode.ok;
 }
 

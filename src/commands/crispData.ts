@@ -2,7 +2,7 @@ import {readFileSync} from 'node:fs';
 import path from 'node:path';
 import type {SituatedEval, SituatedItem} from '../domain/situated.js';
 import {formatPair, llamaFactoryDatasetInfo} from '../export/pairFormats.js';
-import {fixed, percent, withInterval} from '../present/numbers.js';
+import {fixed, percentWithInterval, withInterval} from '../present/numbers.js';
 import {calibrate, fitCalibration, quantile} from '../situated/calibrate.js';
 import {buildSituatedPairs, situatedSft} from '../situated/pairs.js';
 import {rewardBestOfN, sampleId, samplesForScoring} from '../situated/rewardBoN.js';
@@ -11,6 +11,7 @@ import {DataError, ExitCode, UserError} from '../util/errors.js';
 import {renderTable} from '../util/table.js';
 import {files, readEvals, readItems, splitFlag} from './crispFiles.js';
 import {pairFormat, wholeFlag} from './flagValues.js';
+import {intervalOptions} from './reportSelection.js';
 import {type CommandContext, type Flags, type IO, write, writeJson} from './types.js';
 
 /* The `crisp` subcommands that turn evaluations into data: pairs, SFT, samples for a reward model, its best-of-N, calibration. */
@@ -87,26 +88,34 @@ export function bestOfN({flags, io, universe}: CommandContext): number {
 	const stray = [...rewards.keys()].filter((id) => !known.has(id));
 	if (stray.length === rewards.size) throw new UserError(`None of the ${rewards.size} reward id(s) in ${file} is a sample of ${evalsFile} (ids look like ${[...known][0] ?? '<item>#<model>#<sample>'}; write them with \`crisp samples\`).`);
 	if (stray.length > 0) io.stderr.write(`Note: ${stray.length} reward id(s) match no sample and were ignored (${stray.slice(0, 3).join(', ')}${stray.length > 3 ? ', ...' : ''}).\n`);
-	const rows = rewardBestOfN(evals, rewards, n);
+	const options = intervalOptions(flags);
+	const rows = rewardBestOfN(evals, rewards, n, options);
 	if (flags['json']) {
 		writeJson(io, rows);
 		return ExitCode.ok;
 	}
-	write(io, 'Best-of-N by an external reward model: the outcome grade (1-5; invalid = 0) of each pick, with 95% bootstrap intervals. The oracle pick (ceiling) is the best grade among the samples, picked by the grader that reads the norm.');
+	write(io, 'Best-of-N by an external reward model: the outcome grade (1-5; invalid = 0) of each pick. The oracle pick (ceiling) is the best grade among the samples, picked by the grader that reads the norm; graders are never pooled.');
 	write(io, renderTable(rows, [
 		{header: 'POLICY', value: (row) => row.policyModel, max: 24},
+		{header: 'GRADER', value: (row) => row.judgeModel, max: 18},
 		{header: 'ITEMS', value: (row) => row.items, align: 'right'},
+		{header: 'NORMS', value: (row) => `${row.norms}${row.small ? '*' : ''}`, align: 'right'},
 		{header: 'N', value: (row) => row.n, align: 'right'},
 		{header: 'FIRST', value: (row) => withInterval(row.first)},
 		{header: 'RANDOM', value: (row) => fixed(row.random?.mean), align: 'right'},
 		{header: 'REWARD MODEL', value: (row) => withInterval(row.rewardModel)},
 		{header: 'ORACLE PICK (CEILING)', value: (row) => fixed(row.oracle?.mean), align: 'right'},
 		{header: 'GAP', value: (row) => withInterval(row.gap)},
-		{header: 'RM = CEILING', value: (row) => percent(row.hitsCeiling), align: 'right'},
+		{header: 'RM = CEILING', value: (row) => percentWithInterval(row.hitsCeiling), align: 'right'},
 		{header: 'UNSCORED', value: (row) => row.unscored, align: 'right'},
 	]));
+	write(io, intervalNote(options));
 	return ExitCode.ok;
 }
+
+/** What every CRISP interval is, in one sentence (the same engine and wording as `crisp report`). */
+export const intervalNote = (options: {readonly seed: string; readonly resamples: number}) =>
+	`Intervals: 95% cluster bootstrap with items clustered by norm (NORMS; * fewer than 10), ${options.resamples} resamples, seed "${options.seed}" (--seed, --resamples); shares: Wilson on the effective number of norms; n/a where none can be made.`;
 
 /** `{"id", "reward"}` per line; a line without a numeric reward or a duplicate id names its line. */
 function readRewardFile(file: string): Map<string, number> {

@@ -1,7 +1,7 @@
 import {mkdirSync} from 'node:fs';
 import path from 'node:path';
 import type {z} from 'zod';
-import {sessionsDir} from '../app/runtime.js';
+import {sessionsDirFromFlags} from './runtimeFlags.js';
 import {type Norm, NormSplit, SituatedEval, SituatedItem} from '../domain/situated.js';
 import type {RegionCode} from '../domain/universe.js';
 import {cultureKey, matchesCulture} from '../situated/cultures.js';
@@ -18,7 +18,7 @@ import type {Flags, IO} from './types.js';
 
 /** Where the items, evaluations and extracted norms live: --items / --evals / --out, else `<sessions>/crisp/`. */
 export const files = (flags: Flags, io: IO) => {
-	const base = path.join(sessionsDir(flags, io), 'crisp');
+	const base = path.join(sessionsDirFromFlags(flags, io), 'crisp');
 	const pick = (name: string, fallback: string) => (typeof flags[name] === 'string' ? path.resolve(io.cwd, flags[name]) : path.join(base, fallback));
 	return {items: pick('items', 'items.jsonl'), evals: pick('evals', 'evals.jsonl'), base};
 };

@@ -2,6 +2,8 @@ import {SetupBreaker} from '../llm/breaker.js';
 import {stopText} from '../llm/advice.js';
 import chalk from 'chalk';
 import {createRuntime} from '../app/runtime.js';
+import {modelOptionsFromFlags} from './modelFlags.js';
+import {runtimeOptionsFromFlags} from './runtimeFlags.js';
 import type {CallRecord, ModelRole, RoleSettings} from '../domain/session.js';
 import {resolveRoleSettings} from '../llm/settings.js';
 import type {CallContext} from '../situated/agents.js';
@@ -17,7 +19,7 @@ import type {CommandContext} from './types.js';
  * the end). `roles` are the ones the subcommand calls: one without a model stops it before it starts.
  */
 export async function callContext(context: CommandContext, roles: readonly ModelRole[]) {
-	const runtime = createRuntime({flags: context.flags, io: context.io, universe: context.universe(), roles});
+	const runtime = createRuntime({options: runtimeOptionsFromFlags(context.flags), io: context.io, universe: context.universe(), roles});
 	await runtime.check(roles);
 	if (runtime.settings.offline && !context.flags['json']) context.io.stderr.write(chalk.yellow('Offline mock provider: no model endpoint is configured (set OPENAI_BASE_URL / OPENAI_API_KEY). Items and scores are deterministic filler marked [mock], not a measurement.\n'));
 	// Repeated set-up failures (a bad key, no quota, an unknown model) stop the run, calls in flight included.
@@ -56,7 +58,7 @@ export function rewardSelector({flags, io}: CommandContext): RewardSelector | nu
 	if (endpoint !== undefined) return endpointSelector(httpUrl('reward-endpoint', endpoint));
 	if (model === undefined) return null;
 	if (typeof model !== 'string' || model.trim() === '') throw new UserError('--reward-model needs a model name (or mock).');
-	return modelSelector(resolveRoleSettings({flags: {...flags, judgeModel: model}, env: io.env, cwd: io.cwd}).roles.judge);
+	return modelSelector(resolveRoleSettings({options: modelOptionsFromFlags({...flags, judgeModel: model}), env: io.env, cwd: io.cwd}).roles.judge);
 }
 
 /**
@@ -69,5 +71,5 @@ export function groundingSource({flags, io}: CommandContext, judgeModel: string)
 	if (value === 'none') return null;
 	if (value === 'judge') return judgeGrounding(judgeModel);
 	if (/^[a-z]+:\/\//i.test(value)) return endpointGrounding(httpUrl('ngs', value));
-	return judgeGrounding(judgeModel, resolveRoleSettings({flags: {...flags, judgeModel: value}, env: io.env, cwd: io.cwd}).roles.judge);
+	return judgeGrounding(judgeModel, resolveRoleSettings({options: modelOptionsFromFlags({...flags, judgeModel: value}), env: io.env, cwd: io.cwd}).roles.judge);
 }

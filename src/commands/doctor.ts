@@ -1,6 +1,7 @@
 import chalk from 'chalk';
 import {summaryOf} from './registry.js';
-import {runtimeFlags} from '../app/runtime.js';
+import {modelOptionsFromFlags} from './modelFlags.js';
+import {runtimeFlags} from './runtimeFlags.js';
 import {runDoctor, type RoleCheck} from '../llm/doctor.js';
 import {resolveRoleSettings} from '../llm/settings.js';
 import {registerMocks} from '../mock/index.js';
@@ -25,7 +26,7 @@ export const doctorCommand: Command = {
 		registerMocks();
 		let settings;
 		try {
-			settings = resolveRoleSettings({flags, env: io.env, cwd: io.cwd});
+			settings = resolveRoleSettings({options: modelOptionsFromFlags(flags), env: io.env, cwd: io.cwd});
 		} catch (error) {
 			if (!(error instanceof UserError) || error.exitCode !== ExitCode.badInput) throw error;
 			if (flags['json']) writeJson(io, {roles: [], problems: [error.message], warnings: []});

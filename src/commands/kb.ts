@@ -1,6 +1,6 @@
 import path from 'node:path';
 import {summaryOf} from './registry.js';
-import {seedFromFlags} from '../app/episodes.js';
+import {seedFromFlags} from './episodeOptions.js';
 import {CulturalEntry, Evidence, type EvidenceHit, TabooEntry} from '../domain/kb.js';
 import {registerSchema} from '../domain/registry.js';
 import {DOMAIN_IDS, type DomainId, REGION_CODES, type RegionCode, Tag} from '../domain/universe.js';

@@ -1,6 +1,7 @@
 import chalk from 'chalk';
 import {summaryOf} from './registry.js';
-import {createRuntime, runtimeFlags} from '../app/runtime.js';
+import {createRuntime} from '../app/runtime.js';
+import {runtimeFlags, runtimeOptionsFromFlags} from './runtimeFlags.js';
 import {type CallRecord, JudgeMode, type Session} from '../domain/session.js';
 import {judgeModelName} from '../domain/setup.js';
 import {EpisodeEngine} from '../episode/engine.js';
@@ -42,7 +43,7 @@ export const rejudgeCommand: Command = {
 		const repeat = wholeFlag(flags, 'repeat', {min: 1, max: 100}, 1);
 		const modeFlag = flags['judgeMode'];
 		if (modeFlag !== undefined && !JudgeMode.safeParse(modeFlag).success) throw new UserError(`--judge-mode must be separate or combined, got '${String(modeFlag)}'.`);
-		const runtime = createRuntime({flags, io, universe: universe(), roles: ['judge']});
+		const runtime = createRuntime({options: runtimeOptionsFromFlags(flags), io, universe: universe(), roles: ['judge']});
 		await runtime.check(['judge']);
 		const judge = runtime.gateway.settings('judge');
 		const calls: CallRecord[] = [];

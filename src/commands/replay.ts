@@ -1,4 +1,4 @@
-import {sessionsDir} from '../app/runtime.js';
+import {sessionsDirFromFlags} from './runtimeFlags.js';
 import {openHidden} from '../app/hiddenAccess.js';
 import {SessionStore} from '../store/sessionStore.js';
 import {UserError} from '../util/errors.js';
@@ -20,7 +20,7 @@ export const replayCommand: Command = {
 	async run({args, flags, io, tui}) {
 		if (!flags['print'] && !flags['json'] && tui && args[0]) {
 			// The replay screen shows every partition: a session still played blind is refused or marked here, as plain text, before the screen is taken over.
-			const store = new SessionStore(sessionsDir(flags, io));
+			const store = new SessionStore(sessionsDirFromFlags(flags, io));
 			const session = await openHidden(store, await store.load(args[0]), {view: 'replay', reveal: Boolean(flags['reveal']), what: 'its replay'});
 			return tui({kind: 'replay', session: store.fileFor(session.id), flags});
 		}

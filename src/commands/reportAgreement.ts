@@ -1,11 +1,11 @@
 import {existsSync} from 'node:fs';
 import path from 'node:path';
-import {sessionsDir} from '../app/runtime.js';
+import {sessionsDirFromFlags} from './runtimeFlags.js';
 import type {SessionSummary} from '../domain/sessionSummary.js';
 import {agreementByMetric, agreementBySlice, agreementOverall, agreementPanel} from '../present/report.js';
 import {SMALL_SLICE} from '../report/bootstrap.js';
 import {type CellValues, type Selection, cellLabel, groupBy} from '../report/cells.js';
-import {type JudgeHumanReport, type JudgedDialogue, judgeHumanReport} from '../report/humanAgreement.js';
+import {type AgreementCell, type AgreementData, type JudgedDialogue, judgeHumanReport} from '../report/humanAgreement.js';
 import {mockKind} from '../report/setups.js';
 import {ratingsFile, readRatings} from '../store/ratingStore.js';
 import {ExitCode, UserError} from '../util/errors.js';
@@ -26,16 +26,15 @@ function agreementSlices(value: unknown): AgreementSlice[] {
 
 
 
-export type AgreementCell = JudgeHumanReport & {readonly cell: Partial<CellValues>};
 
 /**
  * The agreement figures, as `report agreement --json` prints them and the HTML report shows them: one
  * block per cell of the rated dialogues' own judgements (setup, assistant, language, mode, judge, as
  * they vary; --pool averages on purpose), each with the panel of every judge of its dialogues.
  */
-export function agreementData(flags: Flags, io: IO, options: {panel: boolean; quiet?: boolean; selection?: Selection}) {
+export function agreementData(flags: Flags, io: IO, options: {panel: boolean; quiet?: boolean; selection?: Selection}): AgreementData {
 	// Ratings made in the TUI (s on a replay) land next to the sessions; they are the default.
-	const made = ratingsFile(sessionsDir(flags, io));
+	const made = ratingsFile(sessionsDirFromFlags(flags, io));
 	const file = typeof flags['ratings'] === 'string' ? path.resolve(io.cwd, flags['ratings']) : existsSync(made) ? made : null;
 	if (!file) throw new UserError(`report agreement needs --ratings FILE (JSONL or CSV of session, metric, score, rater; see \`npx cultureconverse schema human-rating\`), or ratings made in the TUI (press s on a replay), which go to ${made}.`);
 	const notes: string[] = [];
@@ -73,11 +72,10 @@ export function agreementData(flags: Flags, io: IO, options: {panel: boolean; qu
 	const cells: AgreementCell[] = groups.map((group) => {
 		const ids = new Set(group.items.map((s) => s.id));
 		const panel = options.panel ? inPlay.filter((s) => ids.has(s.rejudgeOf ?? s.id)) : [];
-		return {cell: group.key, ...judgeHumanReport({primary: group.items.map(judgedOf), panel: panel.map(judgedOf), ratings: known.filter((r) => ids.has(dialogueOf(r.session))), dialogueOf}, options2)};
+		return {cell: group.key, ...judgeHumanReport({primary: group.items.map(judgedOf), panel: panel.map(judgedOf), ratings: known.filter((r) => ids.has(dialogueOf(r.session))), dialogueOf, ensembleIntervals: typeof flags['top'] === 'number' ? Math.max(flags['top'], 10) : 10}, options2)};
 	});
 	return {ratings: known.length, raters: new Set(known.map((rating) => rating.rater)).size, sessions: rated.size, excluded: {errored: ofErrored.length, unknown: unknown.length}, keys, cells, notes, mockNotice: selection.mockNotice, resamples: options2.resamples, seed: options2.seed};
 }
-export type AgreementData = ReturnType<typeof agreementData>;
 
 /** `report agreement`: the judge against human ratings of the same dialogues (Table 3, Tables 11-13). */
 export function agreement(flags: Flags, io: IO): number {

@@ -1,7 +1,7 @@
 import {existsSync, mkdirSync} from 'node:fs';
 import path from 'node:path';
 import {performance} from 'node:perf_hooks';
-import {sessionsDir} from '../app/runtime.js';
+import {sessionsDirFromFlags} from './runtimeFlags.js';
 import type {Session} from '../domain/session.js';
 import {type ReportPageData, reportPage} from '../html/reportPage.js';
 import {sessionPage} from '../html/sessionPage.js';
@@ -98,7 +98,7 @@ function holdsBySetup(main: MainReport): Record<string, {assistants: string[]; j
  */
 function agreementFor(flags: Flags, io: IO, selection: ReturnType<typeof selectCells>) {
 	if (typeof flags['ratings'] === 'string') return agreementData(flags, io, {panel: true, quiet: true, selection});
-	if (!existsSync(ratingsFile(sessionsDir(flags, io)))) return null;
+	if (!existsSync(ratingsFile(sessionsDirFromFlags(flags, io)))) return null;
 	try {
 		return agreementData(flags, io, {panel: true, quiet: true, selection});
 	} catch (error) {

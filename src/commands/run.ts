@@ -3,15 +3,18 @@ import {summaryOf} from './registry.js';
 import chalk from 'chalk';
 import {setupAdvice} from '../llm/advice.js';
 import {SETUP_FAILURES} from '../llm/types.js';
-import {episodeOptionsFromFlags, modelFlagsOf, resumeEpisode, seedFromFlags, startEpisode} from '../app/episodes.js';
+import {modelFlagsOf, resumeEpisode, startEpisode} from '../app/episodes.js';
 import {SessionStore} from '../store/sessionStore.js';
-import {createRuntime, episodeRoles, runtimeFlags, sessionsDir} from '../app/runtime.js';
+import {createRuntime, episodeRoles} from '../app/runtime.js';
 import type {EngineEvent} from '../episode/events.js';
 import type {EpisodeEngine} from '../episode/engine.js';
 import {formatBlueprint, formatEvidence, formatJudge, formatShards, formatTermination, formatTurn, formatUsage, indent} from '../present/text.js';
 import {ExitCode, UserError} from '../util/errors.js';
 import {safeText} from '../util/terminalText.js';
 import {summarizeCalls} from '../llm/usage.js';
+import {episodeOptionsFromFlags, seedFromFlags} from './episodeOptions.js';
+import {roleModelFlags} from './modelFlags.js';
+import {runtimeFlags, runtimeOptionsFromFlags, sessionsDirFromFlags} from './runtimeFlags.js';
 import {type Command, type Flags, type IO, write, writeJson} from './types.js';
 import {jsonText} from '../util/outsideText.js';
 
@@ -45,10 +48,10 @@ export const runCommand: Command = {
 	},
 	async run({flags: given, io, universe}) {
 		// Resuming keeps the session's own models unless the user names others.
-		const resumed = typeof given['resume'] === 'string' ? await new SessionStore(sessionsDir(given, io)).load(given['resume']) : null;
-		const flags = resumed ? {...modelFlagsOf(resumed), ...definedOnly(given)} : given;
+		const resumed = typeof given['resume'] === 'string' ? await new SessionStore(sessionsDirFromFlags(given, io)).load(given['resume']) : null;
+		const flags = resumed ? {...roleModelFlags(modelFlagsOf(resumed)), ...definedOnly(given)} : given;
 		const roles = episodeRoles(resumed ? resumed.config.assistant : episodeOptionsFromFlags(flags).assistant ?? 'llm');
-		const runtime = createRuntime({flags, io, universe: universe(), roles});
+		const runtime = createRuntime({options: runtimeOptionsFromFlags(flags), io, universe: universe(), roles});
 		const mode = flags['jsonl'] ? 'jsonl' : flags['json'] ? 'json' : 'text';
 		// The listener needs the engine (for session state); it is bound once the engine exists.
 		let bound: ((event: EngineEvent) => void) | undefined;

@@ -30,7 +30,7 @@ export const schemaCommand: Command = {
 /**
  * The modules that register shapes of their own (`registerSchema`). A shape was known only once its
  * module had loaded, so `schema batch`, `schema config` or `schema norm` answered "Unknown schema"
- * although the README names them: `schema` loads every one of them first.
+ * although the manual (docs/reference.md) names them: `schema` loads every one of them first.
  */
 async function loadRegistrations(): Promise<void> {
 	await Promise.all([

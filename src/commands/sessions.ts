@@ -1,6 +1,6 @@
 import path from 'node:path';
 import {summaryOf} from './registry.js';
-import {sessionsDir} from '../app/runtime.js';
+import {sessionsDirFromFlags} from './runtimeFlags.js';
 import {SessionStatus} from '../domain/session.js';
 import {type SessionSummary, statusLabel} from '../domain/sessionSummary.js';
 import {formatSession} from '../present/text.js';
@@ -38,7 +38,7 @@ export const sessionsCommand: Command = {
 		json: {type: 'boolean', description: 'Print JSON'},
 	},
 	async run({flags, io}) {
-		const store = new SessionStore(sessionsDir(flags, io));
+		const store = new SessionStore(sessionsDirFromFlags(flags, io));
 		const filter = sessionFilter(flags);
 		const {sessions, problems} = store.list();
 		// A session still played blind shows no judge figure in any listing (episode/blindness.ts).
@@ -107,7 +107,7 @@ export type LostSession = {readonly id: string; readonly batchStatus: string; re
  * `lost` are the batch's sessions that are missing or unreadable (empty without --batch).
  */
 export function selectSessions(flags: Flags, io: IO): {store: SessionStore; chosen: SessionSummary[]; total: number; lost: LostSession[]} {
-	const store = new SessionStore(sessionsDir(flags, io));
+	const store = new SessionStore(sessionsDirFromFlags(flags, io));
 	const filter = sessionFilter(flags);
 	const {sessions, problems} = store.list();
 	for (const problem of problems) io.stderr.write(`cultureconverse: skipped ${problem.message}\n`);
@@ -138,7 +138,7 @@ function sessionIdOfFile(file: string): string {
 /** `replay <id> --print`: the transcript with all three partitions, for non-terminals (the TUI handles the rest). */
 export async function printSession(io: IO, flags: Record<string, unknown>, idOrPath: string | undefined): Promise<number> {
 	if (!idOrPath) throw new UserError('Give a session id or path (list them with `npx cultureconverse sessions`).');
-	const store = new SessionStore(sessionsDir(flags as never, io));
+	const store = new SessionStore(sessionsDirFromFlags(flags as never, io));
 	const json = Boolean(flags['json']);
 	// Every partition is printed: a session still played blind is refused, or marked first with --reveal.
 	const session = await openHidden(store, await store.load(idOrPath), {view: json ? 'replay-json' : 'replay-print', reveal: Boolean(flags['reveal']), what: json ? 'its session file' : 'the printed transcript'});

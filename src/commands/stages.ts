@@ -1,7 +1,6 @@
 import chalk from 'chalk';
 import {summaryOf} from './registry.js';
-import {seedFromFlags} from '../app/episodes.js';
-import {createRuntime, type Runtime, runtimeFlags} from '../app/runtime.js';
+import {createRuntime, type Runtime} from '../app/runtime.js';
 import type {Blueprint} from '../domain/blueprint.js';
 import type {Evidence} from '../domain/kb.js';
 import type {Seed} from '../domain/seed.js';
@@ -10,6 +9,8 @@ import {generateShards} from '../pipeline/shards.js';
 import {StageError} from '../pipeline/stageError.js';
 import {formatBlueprint, formatEvidence, formatShards} from '../present/text.js';
 import {ExitCode, UserError} from '../util/errors.js';
+import {seedFromFlags} from './episodeOptions.js';
+import {runtimeFlags, runtimeOptionsFromFlags} from './runtimeFlags.js';
 import {type Command, type CommandContext, type Flags, write, writeJson} from './types.js';
 
 const stageFlags = {
@@ -35,7 +36,7 @@ function prepare(context: CommandContext): {flags: Flags; runtime: Runtime; seed
 	const {args, io} = context;
 	if (!args[0]) throw new UserError('Give a seed id: <persona-id>:<template-id> (list some with `npx cultureconverse seeds`).');
 	const flags: Flags = {...context.flags, seed: args[0]};
-	const runtime = createRuntime({flags, io, universe: context.universe(), roles: STAGE_ROLES});
+	const runtime = createRuntime({options: runtimeOptionsFromFlags(flags), io, universe: context.universe(), roles: STAGE_ROLES});
 	const seed = seedFromFlags(runtime, flags);
 	if (!flags['json'] && runtime.settings.offline) io.stderr.write(chalk.yellow('Offline mock provider: no model endpoint is configured; this output is deterministic filler built from the seed and KB evidence.\n'));
 	return {flags, runtime, seed};

@@ -1,4 +1,4 @@
-import {runtimeFlags} from '../app/runtime.js';
+import {runtimeFlags} from './runtimeFlags.js';
 import {summaryOf} from './registry.js';
 import type {ResolvedTemplate} from '../domain/template.js';
 import {filterTemplates} from '../universe/seeds.js';

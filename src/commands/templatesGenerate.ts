@@ -1,6 +1,7 @@
 import path from 'node:path';
 import chalk from 'chalk';
 import {createRuntime} from '../app/runtime.js';
+import {runtimeOptionsFromFlags} from './runtimeFlags.js';
 import {generateTemplates} from '../pipeline/templateGen.js';
 import {UserError} from '../util/errors.js';
 import {unknownMessage} from '../util/suggest.js';
@@ -21,7 +22,7 @@ export async function templatesGenerate({flags, io, universe}: CommandContext): 
 	if (matches.length !== 1) throw new UserError(unknownMessage('subdomain', id, loaded.subdomainById.keys()));
 	const count = Number(flags['count'] ?? 10);
 	if (!Number.isInteger(count) || count < 1 || count > 30) throw new UserError(`--count must be a whole number from 1 to 30, got '${String(flags['count'])}'.`);
-	const runtime = createRuntime({flags, io, universe: loaded, roles: ['generator']});
+	const runtime = createRuntime({options: runtimeOptionsFromFlags(flags), io, universe: loaded, roles: ['generator']});
 	await runtime.check(['generator']);
 	if (runtime.settings.offline && !flags['json']) io.stderr.write(chalk.yellow('Offline mock provider: the generated templates are structural placeholders marked "(mock)".\n'));
 	const outDir = path.join(workspaceDir(io.env, io.cwd), 'templates');

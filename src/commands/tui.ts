@@ -1,6 +1,6 @@
-import {episodeOptionsFromFlags, seedFromFlags} from '../app/episodes.js';
+import {episodeOptionsFromFlags, seedFromFlags} from './episodeOptions.js';
 import {summaryOf} from './registry.js';
-import {runtimeFlags} from '../app/runtime.js';
+import {runtimeFlags} from './runtimeFlags.js';
 import {ExitCode} from '../util/errors.js';
 import {episodeFlags} from './run.js';
 import type {Command} from './types.js';

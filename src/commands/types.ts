@@ -1,15 +1,10 @@
 import type {Universe} from '../universe/load.js';
 import {jsonText} from '../util/outsideText.js';
+import type {Streams} from '../util/streams.js';
 
-/** Streams and environment a command runs against; injected so commands run in-process in tests. */
-export type IO = {
-	readonly stdout: NodeJS.WritableStream & {isTTY?: boolean; columns?: number};
-	readonly stderr: NodeJS.WritableStream;
+/** Streams and environment a command runs against (the core's `Streams`, with stdin always there); injected so commands run in-process in tests. */
+export type IO = Streams & {
 	readonly stdin: NodeJS.ReadableStream & {isTTY?: boolean};
-	readonly env: NodeJS.ProcessEnv;
-	readonly cwd: string;
-	/** Resolves when the user interrupts (Ctrl-C); commands with long work stop cleanly. */
-	readonly signal?: AbortSignal;
 };
 
 export type FlagSpec = {

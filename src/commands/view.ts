@@ -1,6 +1,6 @@
 import path from 'node:path';
 import {summaryOf} from './registry.js';
-import {sessionsDir} from '../app/runtime.js';
+import {sessionsDirFromFlags} from './runtimeFlags.js';
 import {esc} from '../html/escape.js';
 import {TABLE_SCRIPT, page} from '../html/page.js';
 import {BatchStore} from '../store/batchStore.js';
@@ -34,7 +34,7 @@ export const viewCommand: Command = {
 		if (typeof flags['html'] !== 'string') throw new UserError('view writes static pages: give --html DIR (the folder to write them to).');
 		const dir = path.resolve(io.cwd, flags['html']);
 		const reveal = Boolean(flags['reveal']);
-		const store = new SessionStore(sessionsDir(flags, io));
+		const store = new SessionStore(sessionsDirFromFlags(flags, io));
 		const batches = new BatchStore(store.dir);
 		let files: string[];
 		let index: string | null = null;

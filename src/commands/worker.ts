@@ -1,10 +1,10 @@
 import path from 'node:path';
-import {sessionsDir} from '../app/runtime.js';
 import {ModelRole} from '../domain/session.js';
 import {MODEL_DEFAULTS} from '../llm/config.js';
 import {ExitCode, UserError} from '../util/errors.js';
 import {wholeFlag} from './flagValues.js';
 import {summaryOf} from './registry.js';
+import {sessionsDirFromFlags} from './runtimeFlags.js';
 import type {Command} from './types.js';
 
 export const workerCommand: Command = {
@@ -44,7 +44,8 @@ export const workerCommand: Command = {
 		});
 		const nameFilter = typeof flags['nameFilter'] === 'string' ? flags['nameFilter'] : undefined;
 		const log = (line: string) => io.stderr.write(`worker: ${line}\n`);
-		await runWorker({target, io, universe: universe(), flags, sessionsDir: sessionsDir(flags, io), parallel, concurrency, ...(nameFilter ? {nameFilter} : {}), endpoints, ...(sharedDir ? {sharedDir} : {}), lockMs, ...(io.signal ? {signal: io.signal} : {}), log});
+		const own = {...(typeof flags['embedder'] === 'string' ? {embedder: flags['embedder']} : {}), ...(flags['cache'] === false ? {cache: false} : {}), ...(flags['preflight'] === false ? {preflight: false} : {})};
+		await runWorker({target, io, universe: universe(), own, sessionsDir: sessionsDirFromFlags(flags, io), parallel, concurrency, ...(nameFilter ? {nameFilter} : {}), endpoints, ...(sharedDir ? {sharedDir} : {}), lockMs, ...(io.signal ? {signal: io.signal} : {}), log});
 		return io.signal?.aborted ? ExitCode.interrupted : ExitCode.ok;
 	},
 };

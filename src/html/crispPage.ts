@@ -14,7 +14,7 @@ import {FIGURE_SCRIPT, page} from './page.js';
 
 const cell = (estimate: Estimate | null) => (estimate ? `<td class="num" data-mean="${estimate.mean}" data-lo="${estimate.lo ?? ''}" data-hi="${estimate.hi ?? ''}" data-na="${esc(estimate.na ?? '')}">${esc(fixed(estimate.mean))}<span class="ci">${esc(bracket(estimate, (v) => fixed(v)))}</span></td>` : '<td class="num">–</td>');
 
-export function crispPage(report: SituatedReport, options: {readonly title: string; readonly generatedAt: string; readonly mockNotice: string | null}): string {
+export function crispPage(report: SituatedReport, options: {readonly title: string; readonly generatedAt: string; readonly mockNotice: string | null; /** How the intervals were made (one sentence, as the text report says it). */ readonly intervals: string}): string {
 	const rows = report.rows;
 	const groups = [...new Set(rows.map((row) => JSON.stringify([row.policyModel, row.judgeModel, row.selector])))].map((key) => JSON.parse(key) as [string, string, string | null]);
 	const charts = groups
@@ -32,6 +32,6 @@ export function crispPage(report: SituatedReport, options: {readonly title: stri
 	const table = `<div class="scroll"><table id="crisp-table"><thead><tr><th>policy</th><th>grader</th><th>reward model</th><th>culture</th><th class="num">items</th><th class="num">norms</th><th class="num">N</th><th class="num">outcome@1</th><th class="num">BoN (RM pick)</th><th class="num">ceiling</th><th class="num">norm match</th><th class="num">invalid</th></tr></thead><tbody>${rows
 		.map((row) => `<tr><td>${esc(row.policyModel)}</td><td>${esc(row.judgeModel)}</td><td>${esc(row.selector ?? '(none)')}</td><td>${esc(row.culture)}</td><td class="num">${row.items}</td><td class="num">${row.norms}${row.small ? '<span class="warn">*</span>' : ''}</td><td class="num">${esc(fixed(row.samplesPerItem))}</td>${cell(row.outcome)}${cell(row.bestOf)}${cell(row.oracle)}${cell(row.normMatch)}<td class="num">${Math.round(row.invalidRate * 100)}%</td></tr>`)
 		.join('')}</tbody></table></div>${rows.some((row) => row.small) ? `<p class="muted">* fewer than ${SMALL_SLICE} norms: the interval is unreliable.</p>` : ''}`;
-	const body = `<h1>${esc(options.title)}</h1><p class="muted">generated ${esc(options.generatedAt)} · outcome 1-5 (invalid answers count 0), norm match 0-2; 95% seed-cluster bootstrap intervals, items clustered by norm; n/a where none can be made; λ = ${report.lambda}</p>${options.mockNotice ? `<div class="banner">${esc(options.mockNotice)}</div>` : ''}${table}${charts}${jsonScript('report-data', report)}`;
+	const body = `<h1>${esc(options.title)}</h1><p class="muted">generated ${esc(options.generatedAt)} · outcome 1-5 (invalid answers count 0), norm match 0-2; λ = ${report.lambda}. ${esc(options.intervals)}</p>${options.mockNotice ? `<div class="banner">${esc(options.mockNotice)}</div>` : ''}${table}${charts}${jsonScript('report-data', report)}`;
 	return page({title: options.title, body, script: FIGURE_SCRIPT});
 }

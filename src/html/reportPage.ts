@@ -10,7 +10,7 @@ import type {CellDistribution} from '../report/distribution.js';
 import type {PairedRow, PairedTable} from '../report/paired.js';
 import {type SetupGroup, flatten} from '../report/setups.js';
 import {REGION_CODES} from '../domain/universe.js';
-import type {AgreementData} from '../commands/reportAgreement.js';
+import type {AgreementData} from '../report/humanAgreement.js';
 import {type Interval, dotWhisker, heatmap, scatter, stackedScores} from './charts.js';
 import {esc, jsonScript} from './escape.js';
 import {FIGURE_SCRIPT, TABLE_SCRIPT, page} from './page.js';

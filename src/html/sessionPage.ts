@@ -3,10 +3,10 @@ import {sessionAtStep} from '../episode/replay.js';
 import {publicView} from '../episode/views.js';
 import {hiddenGuarded} from '../episode/blindness.js';
 // The panes are the TUI's own pure builders (no Ink in them): the viewer shows what the replay shows.
-import {type Block, BlockCache, type Line} from '../tui/view/lines.js';
-import {oracleBlocks} from '../tui/view/oraclePane.js';
-import {privateBlocks} from '../tui/view/privatePane.js';
-import {publicBlocks} from '../tui/view/publicPane.js';
+import {type Block, BlockCache, type Line} from '../present/panes/lines.js';
+import {oracleBlocks} from '../present/panes/oraclePane.js';
+import {privateBlocks} from '../present/panes/privatePane.js';
+import {publicBlocks} from '../present/panes/publicPane.js';
 import {esc, jsonScript} from './escape.js';
 import {page} from './page.js';
 import {mockNotes, sessionMockKind} from '../present/mockNote.js';

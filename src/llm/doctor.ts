@@ -144,8 +144,10 @@ function groupedWarnings(checks: readonly RoleCheck[], settings: ModelSettings):
 	for (const check of checks) {
 		if (check.provider !== 'openai') continue;
 		const preset = PRESETS[check.server as ServerKind] ?? PRESETS.compatible;
+		// Only a kind guessed from the host, or none found, is worth a --provider: a server that said what
+		// it is (endpoint.ts listModels) is not a guess.
 		if (check.serverGuessed && check.endpoint !== null && check.reachable !== false) {
-			const taken = check.server === 'compatible' ? 'an OpenAI-compatible server of no known kind' : `${preset.label} (from its ${settings.roles[check.role].preset === check.server ? 'host' : 'model list'})`;
+			const taken = check.server === 'compatible' ? 'an OpenAI-compatible server of no known kind' : `${preset.label} (from its host)`;
 			note(`guess|${check.endpoint}`, check.role, (who) => `${check.endpoint} (the ${who} endpoint) was taken for ${taken}: set --provider ${check.server === 'compatible' ? 'NAME' : check.server} (or "provider" in the config) to be sure (docs/providers.md lists them).`);
 		}
 		if (check.contextWindow !== null && check.contextWindow < CONTEXT_NEEDED) {

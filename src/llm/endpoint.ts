@@ -45,12 +45,20 @@ export async function listModels(target: EndpointTarget): Promise<ModelList> {
 	const started = Date.now();
 	const known = [target.apiKey ?? ''].filter(Boolean);
 	try {
-		const body = await client.get('/models', {maxRetries: 1});
+		// One more try only for a failure a retry can cure (a reset or refused connection): a TLS or proxy
+		// problem, a timeout or any HTTP answer is the same the second time, so it is reported at once.
+		const body = await client.get('/models', {maxRetries: 0}).catch((error: unknown) => {
+			const problem = connectionProblem(error);
+			if (problem?.retryable && problem.kind !== 'timeout') return client.get('/models', {maxRetries: 0});
+			throw error;
+		});
 		const models = entriesOf(body).slice(0, 5000);
 		const server = guessed && preset === 'compatible' ? (kindByList(models) ?? (await probeOllama(baseURL)) ?? 'compatible') : preset;
 		// What the server is decides how much of each schema its structured calls get (schemaFidelity.ts).
 		noteServerKind(target.baseURL, server);
-		return {ok: true, models, server, guessed, latencyMs: Date.now() - started};
+		// A kind the server's own answer shows (llama.cpp's and vLLM's `owned_by`, LM Studio's fields,
+		// Ollama's /api/version) is the server saying what it is, not a guess; a kind from the host is one.
+		return {ok: true, models, server, guessed: guessed && (preset !== 'compatible' || server === 'compatible'), latencyMs: Date.now() - started};
 	} catch (error) {
 		if (error instanceof APIConnectionError) return {ok: false, problem: 'unreachable', status: null, message: fromServer(connectionText(connectionProblem(error)!), known), server: preset, guessed};
 		if (error instanceof APIError && typeof error.status === 'number') {

@@ -70,7 +70,7 @@ export function gatewayOptions(settings: ModelSettings, context: {env: NodeJS.Pr
  * one cache, one recorder, one event stream. Each call runs as a CallRun.
  *
  * @example
- * const gateway = createGateway(gatewayOptions(resolveRoleSettings({flags, env, cwd}), {env, workspaceDir}));
+ * const gateway = createGateway(gatewayOptions(resolveRoleSettings({options, env, cwd}), {env, workspaceDir}));
  * const {value} = await gateway.call({role: 'judge', stage: 'judge:honesty', prompt, schema: {name: 'judge_honesty', schema: Score}, mock: input, step});
  */
 export function createGateway(options: GatewayOptions): ModelGateway {

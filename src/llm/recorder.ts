@@ -1,7 +1,7 @@
-import {appendFileSync, existsSync, mkdirSync, readFileSync} from 'node:fs';
-import path from 'node:path';
+import {existsSync} from 'node:fs';
 import {z} from 'zod';
 import {ChatMessage, ModelRole, TokenUsage} from '../domain/session.js';
+import {type JournalOptions, JournalAppender, readJournal} from '../store/journal.js';
 import {DataError} from '../util/errors.js';
 
 /**
@@ -30,32 +30,38 @@ export type RecordingLine = z.infer<typeof RecordingLine>;
 
 export type Recorder = {append(line: RecordingLine): void};
 
+/** Exchanges stand alone: a line cut by a crash costs only its own exchange. 1 GB: far more than a recording holds. */
+const OPTIONS: JournalOptions = {what: 'recording', afterTorn: 'skip', maxBytes: 1024 * 1024 * 1024};
+
 /**
- * Appends JSONL lines. Synchronous appends keep the file in completion order and never interleave
- * two lines; the line holds messages and reply only (never keys or headers).
+ * Appends JSONL lines through the one journal module (src/store/journal.ts): the file is healed of a
+ * line a crash cut before the first append, each line is written whole or not at all, and a full disk
+ * is a StorageError, never half a line. Synchronous appends keep the file in completion order and
+ * never interleave two lines; the line holds messages and reply only (never keys or headers). The
+ * file is opened at the first exchange, so a run that makes no call leaves no file.
  */
-export function createRecorder(file: string): Recorder {
-	mkdirSync(path.dirname(file), {recursive: true});
-	return {append: (line) => appendFileSync(file, `${JSON.stringify(line)}\n`)};
+export function createRecorder(file: string, options: {readonly onHealed?: (message: string) => void} = {}): Recorder {
+	let appender: JournalAppender | null = null;
+	return {
+		append: (line) => {
+			appender ??= JournalAppender.open(file, {...OPTIONS, onHealed: options.onHealed}).appender;
+			appender.append(JSON.stringify(line));
+		},
+	};
 }
 
-/** Reads and validates a recording; a bad line stops with the file and line number. */
+/**
+ * Reads and validates a recording. A last line cut by an interrupted recording run is dropped (its
+ * exchange was never complete); a line of garbage elsewhere, or one that breaks the schema, stops with
+ * the file and line number.
+ */
 export function readRecording(file: string): RecordingLine[] {
 	if (!existsSync(file)) throw new DataError(file, ['recording file is missing (write one with --record FILE)']);
 	const lines: RecordingLine[] = [];
-	readFileSync(file, 'utf8')
-		.split('\n')
-		.forEach((text, index) => {
-			if (text.trim() === '') return;
-			let raw: unknown;
-			try {
-				raw = JSON.parse(text);
-			} catch (error) {
-				throw new DataError(file, [`line ${index + 1}: not valid JSON (${(error as Error).message})`]);
-			}
-			const parsed = RecordingLine.safeParse(raw);
-			if (!parsed.success) throw new DataError(file, parsed.error.issues.map((issue) => `line ${index + 1}: ${issue.path.join('.') || '(root)'}: ${issue.message}`));
-			lines.push(parsed.data);
-		});
+	for (const {value, line} of readJournal(file, {...OPTIONS, followLinks: true}).lines) {
+		const parsed = RecordingLine.safeParse(value);
+		if (!parsed.success) throw new DataError(file, parsed.error.issues.map((issue) => `line ${line}: ${issue.path.join('.') || '(root)'}: ${issue.message}`));
+		lines.push(parsed.data);
+	}
 	return lines;
 }

@@ -1,30 +1,40 @@
 import path from 'node:path';
-import type {FlagSpec, Flags} from '../commands/types.js';
 import {ModelRole, ProviderPreset, type ResponseFormatMode, type RoleSettings} from '../domain/session.js';
 import {UserError} from '../util/errors.js';
 import {nearMatches} from '../util/suggest.js';
 import {CONFIG_FILE_NAME, type ConfigFile, MODEL_DEFAULTS, type RoleConfig, loadConfigFile} from './config.js';
 import {azureShape} from './client.js';
 import {fitToModel} from './modelFamily.js';
-import {PRESETS, PRESET_IDS, guessPreset, isLoopback, presetOfDialect} from './presets.js';
+import {PRESETS, guessPreset, isLoopback, presetOfDialect} from './presets.js';
 
-/** Flags every command that calls models accepts (merge into a command's `flags`). */
-export const modelFlags: Record<string, FlagSpec> = {
-	config: {type: 'string', description: 'Config file (default: ./cultureconverse.config.json when present)'},
-	model: {type: 'string', description: 'Model for every role not named otherwise (by a --<role>-model flag or the role\'s entry in the config file)'},
-	generatorModel: {type: 'string', description: 'Model for blueprint and shard generation ("mock", "replay:FILE" or a model name)'},
-	validatorModel: {type: 'string', description: 'Model for blueprint and shard audits'},
-	simulatorModel: {type: 'string', description: 'Model for the simulated user'},
-	assistantModel: {type: 'string', description: 'Model for the assistant under test'},
-	judgeModel: {type: 'string', description: 'Model for the judge'},
-	baseUrl: {type: 'string', description: 'OpenAI-compatible endpoint for every role (overrides OPENAI_BASE_URL and the config file)'},
-	provider: {type: 'string', description: `Which provider every role's endpoint is (${PRESET_IDS.join(', ')} or compatible): sets auth, URL shape, parameter rules and error shapes; default: guessed from the base URL (docs/providers.md)`},
-	cache: {type: 'boolean', default: true, description: 'Use the response cache (--no-cache to call the model every time)'},
-	record: {type: 'string', description: 'Append every model exchange to this JSONL file (play it back with --<role>-model replay:FILE)'},
-	concurrency: {type: 'number', description: `Model calls in flight at once, across roles (default ${MODEL_DEFAULTS.concurrency})`},
-	stream: {type: 'boolean', default: true, description: '--no-stream asks for whole replies in every role (e.g. for an OpenAI organisation that is not verified); by default streaming is auto: tried, and dropped for the run if the server refuses it'},
-	preflight: {type: 'boolean', default: true, description: 'Before model work, check that every endpoint answers and lists every role\'s model (--no-preflight skips it)'},
-	maxReplyKb: {type: 'number', description: 'Largest reply read from a model, in KB, for every role (default 256 for the assistant, 64 for the others); a longer one is cut there and recorded as cut'},
+/**
+ * What a caller chose about models, before the config file, env and defaults are applied. The face
+ * builds it from its flags (commands/modelFlags.ts: --config, --model, --<role>-model, ...) and has
+ * checked their syntax; a batch's worker threads receive it as it is. Absent means "not chosen".
+ */
+export type ModelOptions = {
+	/** Config file to read. @default ./cultureconverse.config.json when present */
+	readonly config?: string;
+	/** Model of every role not named otherwise (by `roleModels` or the role's config entry). */
+	readonly model?: string;
+	/** Model per role ("mock", "replay:FILE" or a model name), over the role's config entry. */
+	readonly roleModels?: Readonly<Partial<Record<ModelRole, string>>>;
+	/** OpenAI-compatible endpoint of every role, over OPENAI_BASE_URL and the config file. */
+	readonly baseUrl?: string;
+	/** Provider preset of every role's endpoint. @default guessed from the base URL */
+	readonly provider?: string;
+	/** false: no response cache. @default the config file's, else true */
+	readonly cache?: boolean;
+	/** Append every model exchange to this JSONL file (relative to cwd). */
+	readonly record?: string;
+	/** Model calls in flight at once, across roles (a positive whole number). @default the config file's, else MODEL_DEFAULTS.concurrency */
+	readonly concurrency?: number;
+	/** false: whole replies in every role. @default auto (the role's or config file's choice) */
+	readonly stream?: boolean;
+	/** false: no endpoint check before model work. @default true */
+	readonly preflight?: boolean;
+	/** Largest reply read from a model, in KB, for every role (above 0). @default the config file's */
+	readonly maxReplyKb?: number;
 };
 
 export type RetryPolicy = {
@@ -36,7 +46,7 @@ export type RetryPolicy = {
 	readonly maxDelayMs: number;
 };
 
-/** Everything `createGateway` needs, resolved from flags, config file, env and defaults. */
+/** Everything `createGateway` needs, resolved from the caller's options, config file, env and defaults. */
 export type ModelSettings = {
 	readonly roles: Readonly<Record<ModelRole, RoleSettings>>;
 	/** Name of the env var that holds each role's API key (the key itself is read at call time). */
@@ -76,18 +86,18 @@ const ROLES = ModelRole.options;
  * notice (`fitToModel`).
  *
  * @example
- * const settings = resolveRoleSettings({flags: cli.flags, env: io.env, cwd: io.cwd});
+ * const settings = resolveRoleSettings({options: modelOptionsFromFlags(cli.flags), env: io.env, cwd: io.cwd});
  * requireRoles(settings, ['assistant', 'judge']);
  * const gateway = createGateway(gatewayOptions(settings, {env: io.env, workspaceDir: workspaceDir(io.env, io.cwd)}));
  */
-export function resolveRoleSettings(options: {flags: Flags; env: NodeJS.ProcessEnv; cwd: string}): ModelSettings {
-	const {flags, env, cwd} = options;
-	const loaded = loadConfigFile({explicit: stringFlag(flags, 'config'), cwd});
+export function resolveRoleSettings(input: {options: ModelOptions; env: NodeJS.ProcessEnv; cwd: string}): ModelSettings {
+	const {options, env, cwd} = input;
+	const loaded = loadConfigFile({explicit: options.config, cwd});
 	const config: ConfigFile = loaded?.config ?? {};
-	const flagBaseURL = stringFlag(flags, 'baseUrl');
+	const flagBaseURL = options.baseUrl;
 	if (flagBaseURL !== undefined && !/^https?:\/\/\S+$/.test(flagBaseURL)) throw new UserError(`--base-url '${flagBaseURL}' is not an http(s) URL.`);
 
-	const flagProvider = stringFlag(flags, 'provider');
+	const flagProvider = options.provider;
 	if (flagProvider !== undefined && !ProviderPreset.safeParse(flagProvider).success) {
 		const near = nearMatches(flagProvider, ProviderPreset.options, 2);
 		throw new UserError(`--provider '${flagProvider}' is not a provider this tool knows${near.length > 0 ? ` (did you mean ${near.join(' or ')}?)` : ''}: use one of ${ProviderPreset.options.join(', ')}.`);
@@ -112,14 +122,14 @@ export function resolveRoleSettings(options: {flags: Flags; env: NodeJS.ProcessE
 		return documented && nonEmpty(env[documented]) ? documented : MODEL_DEFAULTS.apiKeyEnv;
 	};
 	const offline = ROLES.every((role) => baseURLOf(role) === null && !nonEmpty(env[keyEnvOf(role)])) && !nonEmpty(env[MODEL_DEFAULTS.apiKeyEnv]);
-	const streamFlag = flags['stream'];
+	const streamFlag = options.stream;
 
 	const roles = {} as Record<ModelRole, RoleSettings>;
 	const apiKeyEnv = {} as Record<ModelRole, string>;
 	const unset: ModelRole[] = [];
 	for (const role of ROLES) {
 		const rc = roleConfig(role);
-		const named = stringFlag(flags, `${role}Model`) ?? rc.model ?? stringFlag(flags, 'model') ?? config.model;
+		const named = options.roleModels?.[role] ?? rc.model ?? options.model ?? config.model;
 		const namedPreset = namedPresetOf(role);
 		if (namedPreset === 'azure' && baseURLOf(role) === null) {
 			throw new UserError(`The ${role} role is on Azure OpenAI but has no base URL: set --base-url (or "baseURL") to your resource, e.g. https://RESOURCE.openai.azure.com/openai/v1/ (the v1 API) or https://RESOURCE.openai.azure.com (deployments URL; the model is then the deployment name).`);
@@ -139,7 +149,7 @@ export function resolveRoleSettings(options: {flags: Flags; env: NodeJS.ProcessE
 			...optional('dialect', rc.dialect ?? config.dialect),
 			...optional('supportsN', rc.supportsN),
 			...optional('schemaFidelity', fixedFidelity(rc.schemaFidelity ?? config.schemaFidelity)),
-			...optional('maxReplyKB', replyKBFlag(flags) ?? rc.maxReplyKB ?? config.maxReplyKB),
+			...optional('maxReplyKB', options.maxReplyKb ?? rc.maxReplyKB ?? config.maxReplyKB),
 		};
 		roles[role] = {...common, ...providerOf(model, cwd), baseURL: null};
 		if (roles[role].provider === 'openai') {
@@ -154,22 +164,22 @@ export function resolveRoleSettings(options: {flags: Flags; env: NodeJS.ProcessE
 	return {
 		roles,
 		apiKeyEnv,
-		concurrency: concurrencyOf(flags, config),
+		concurrency: options.concurrency ?? config.concurrency ?? MODEL_DEFAULTS.concurrency,
 		adaptiveConcurrency: config.adaptiveConcurrency ?? true,
 		rateLimitPacing: config.rateLimitPacing ?? 'headers',
-		cache: flags['cache'] === false ? false : (config.cache ?? MODEL_DEFAULTS.cache),
+		cache: options.cache === false ? false : (config.cache ?? MODEL_DEFAULTS.cache),
 		retry: {
 			maxAttempts: retry.maxAttempts ?? MODEL_DEFAULTS.retry.maxAttempts,
 			baseDelayMs: retry.baseDelayMs ?? MODEL_DEFAULTS.retry.baseDelayMs,
 			maxDelayMs: retry.maxDelayMs ?? MODEL_DEFAULTS.retry.maxDelayMs,
 		},
 		validationRetries: config.validationRetries ?? MODEL_DEFAULTS.validationRetries,
-		record: stringFlag(flags, 'record') === undefined ? null : path.resolve(cwd, stringFlag(flags, 'record')!),
+		record: options.record === undefined ? null : path.resolve(cwd, options.record),
 		configFile: loaded?.file ?? null,
 		offline,
 		unset,
 		prices: config.prices ?? {},
-		preflight: flags['preflight'] !== false,
+		preflight: options.preflight !== false,
 	};
 }
 
@@ -240,28 +250,6 @@ function fixedFidelity(choice: 'auto' | 'portable' | 'enforced' | undefined): 'p
 	return choice === 'auto' ? undefined : choice;
 }
 
-function concurrencyOf(flags: Flags, config: ConfigFile): number {
-	const value = flags['concurrency'];
-	if (value === undefined) return config.concurrency ?? MODEL_DEFAULTS.concurrency;
-	if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) throw new UserError(`--concurrency must be a positive whole number (got ${String(value)}).`);
-	return value;
-}
-
-function stringFlag(flags: Flags, name: string): string | undefined {
-	const value = flags[name];
-	if (value === undefined || value === '') return undefined;
-	if (typeof value !== 'string') throw new UserError(`--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} needs a value.`);
-	return value;
-}
-
 function nonEmpty(value: string | undefined): string | undefined {
 	return value !== undefined && value.trim() !== '' ? value : undefined;
-}
-
-/** `--max-reply-kb N`: the reply-size limit of every role (llm/replyLimit.ts), over the config's. */
-function replyKBFlag(flags: Flags): number | undefined {
-	const value = flags['maxReplyKb'];
-	if (value === undefined) return undefined;
-	if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0 || value > 1024 * 1024) throw new UserError(`--max-reply-kb must be a number of kilobytes above 0 (got ${String(value)}).`);
-	return value;
 }

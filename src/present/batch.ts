@@ -2,7 +2,7 @@ import type {BatchEvent} from '../batch/runner.js';
 import {type BatchSummary, tally} from '../batch/summary.js';
 import type {BatchManifest, BatchSelection} from '../domain/batch.js';
 import type {CallRecord} from '../domain/session.js';
-import type {IO} from '../commands/types.js';
+import type {Streams} from '../util/streams.js';
 import type {UsageTally} from '../llm/usage.js';
 import type {Seed} from '../domain/seed.js';
 import type {LiveLine} from './liveLine.js';
@@ -67,7 +67,7 @@ export function summaryText(summary: BatchSummary, run?: RunFigures): string {
  * lines with --jsonl. Every figure comes from the event's running counts (the manifest is never
  * re-read or re-summarised per event, which made long batches quadratic).
  */
-export function progressPrinter(io: IO, liveLine: LiveLine, mode: 'text' | 'json' | 'jsonl', name: string, width: () => {limit: number; max: number}): ((event: BatchEvent) => void) & {done(): void} {
+export function progressPrinter(io: Streams, liveLine: LiveLine, mode: 'text' | 'json' | 'jsonl', name: string, width: () => {limit: number; max: number}): ((event: BatchEvent) => void) & {done(): void} {
 	const live = mode === 'text' && liveLine.enabled;
 	let retries = 0;
 	const print = (event: BatchEvent) => {

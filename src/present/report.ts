@@ -180,21 +180,21 @@ export function agreementPanel(report: JudgeHumanReport, top: number): string {
 	];
 	if (report.ensembles.length > 0) {
 		const shown = report.ensembles.slice(0, top);
-		lines.push('', `Ensembles (mean of k judges, k = 2..${Math.max(...report.ensembles.map((row) => row.k))}; ${report.ensembles.length} in all, the best ${shown.length} by MAE; on the units every member scored; point figures, ranked, no intervals):`);
+		lines.push('', `Ensembles (mean of k judges, k = 2..${Math.max(...report.ensembles.map((row) => row.k))}; ${report.ensembles.length} in all, the best ${shown.length} by MAE, on the units every member scored; 95% seed-cluster intervals for the listed ones; the ranking itself is a point ranking):`);
 		lines.push(
 			renderTable(shown, [
 				{header: 'RANK', value: (row) => String(report.ensembles.indexOf(row) + 1), align: 'right'},
 				{header: 'K', value: (row) => row.k, align: 'right'},
 				{header: 'JUDGES', value: (row) => row.judges.join(' + '), max: 70},
-				{header: '% ±1', value: (row) => percent(row.withinOne), align: 'right'},
-				{header: 'MAE', value: (row) => fixed(row.mae, 3), align: 'right'},
+				{header: '% ±1', value: (row) => (row.intervals ? percentWithInterval(row.intervals.withinOne) : percent(row.withinOne)), align: 'right'},
+				{header: 'MAE', value: (row) => (row.intervals ? withInterval(row.intervals.mae, 3) : fixed(row.mae, 3)), align: 'right'},
 				{header: 'BIAS', value: (row) => signed(row.bias, 3), align: 'right'},
 				{header: 'N', value: (row) => row.n, align: 'right'},
+				{header: 'SEEDS', value: (row) => `${row.seeds}${row.small ? '*' : ''}`, align: 'right'},
 			]),
 		);
-		const best = report.ensembles[0]!;
-		const single = report.panel[0];
-		if (single?.mae && best.mae !== null && single.withinOne) lines.push(`Best ensemble − best single judge (${single.judge}): MAE ${signed(best.mae - single.mae.mean, 3)}, % ±1 ${signed((best.withinOne! - single.withinOne.mean) * 100, 1)} pp`);
+		const gain = report.ensembleGain;
+		if (gain) lines.push(`Best ensemble (${gain.ensemble.join(' + ')}) − best single judge (${gain.judge}), paired on the ${gain.n} units both scored (${gain.seeds} seeds): MAE ${signedWithInterval(gain.mae, 3)}, % ±1 ${pointsWithInterval(gain.withinOne)} pp`);
 	}
 	return lines.join('\n');
 }

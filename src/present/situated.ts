@@ -72,7 +72,8 @@ export function formatItem(item: SituatedItem): string {
  * of the reward model's best-of-N pick, the oracle pick (ceiling) and the gap between them; norm
  * match as the paper reports it; and each reward model's calibration, fitted on its own scores.
  */
-export function reportText(report: SituatedReport): string {
+/** `intervals`: the sentence saying how the intervals were made (commands/crispData.ts intervalNote). */
+export function reportText(report: SituatedReport, intervals: string): string {
 	const table = renderTable(report.rows, [
 		{header: 'POLICY', value: (row) => row.policyModel, max: 22},
 		{header: 'GRADER', value: (row) => row.judgeModel, max: 18},
@@ -98,7 +99,7 @@ export function reportText(report: SituatedReport): string {
 		lines.push(`${calibration.selector}: calibrated on its own ${calibration.n} score(s) (${calibration.from === 'validation' ? 'validation split' : 'train split: fewer than 8 validation scores; test items are never used'}): median ${fixed(calibration.median, 3)}, robust scale ${fixed(calibration.scale, 3)} (IQR / 1.349); r_total = σ(clip((raw − median) / scale, ±20)) + ${report.lambda}·r_NGS.`);
 	}
 	for (const refusal of report.refused) lines.push(chalk.yellow(`${refusal.selector}: not calibrated (${refusal.reason}), so no training reward (r_total) is given for it.`));
-	lines.push('Intervals: 95% seed-cluster bootstrap with items clustered by norm (NORMS; * fewer than 10); n/a where none can be made.');
+	lines.push(intervals);
 	const picks = report.rows.filter((row) => row.culture === 'all' && row.pickReward);
 	for (const row of picks) lines.push(`  mean r_total of ${row.selector}'s picks for ${row.policyModel}: ${fixed(row.pickReward!.mean, 3)}${row.grounding !== null ? ` (mean r_NGS over valid answers ${fixed(row.grounding, 3)})` : ' (no grounding source: r_NGS = 0)'}`);
 	for (const gap of report.unscored) lines.push(chalk.yellow(`${gap.selector} did not score ${gap.evaluations} evaluation(s) of ${gap.policyModel}; its rows leave them out (run crisp eval again with it to score them).`));

@@ -4,9 +4,8 @@ import path from 'node:path';
 import {setTimeout as sleep} from 'node:timers/promises';
 import {Queue, WaitingError, Worker, type Job} from 'bullmq';
 import {Redis} from 'ioredis';
-import {createRuntime, episodeRoles, type Runtime} from '../app/runtime.js';
+import {createRuntime, episodeRoles, type Runtime, type RuntimeOptions} from '../app/runtime.js';
 import {executeItem, type ItemEnd, type ItemSettings} from '../batch/item.js';
-import type {Flags, IO} from '../commands/types.js';
 import {ModelRole, type RoleSettings} from '../domain/session.js';
 import {createLimiter, type Limiter} from '../llm/limiter.js';
 import type {ModelSettings} from '../llm/settings.js';
@@ -14,6 +13,7 @@ import {type UsageCall, usageCall} from '../llm/usage.js';
 import type {Universe} from '../universe/load.js';
 import {SeedSpace} from '../universe/seeds.js';
 import {errorMessage} from '../util/errors.js';
+import type {Streams} from '../util/streams.js';
 import {appendCheckpoint, claimCheckpoint, isDelivered, JournalTail, markDelivered, readCheckpoint, restoreJournal} from './checkpoint.js';
 import {Outbox, packSession, placeSession, unpackSession} from './delivery.js';
 import {BATCHES_KEY, PREFIX, refusalsKey, resultQueueName, WORKERS_KEY, workQueueName} from './keys.js';
@@ -34,10 +34,10 @@ export type EndpointOverrides = {readonly all?: string; readonly roles: Partial<
 
 export type WorkerOptions = {
 	readonly target: QueueTarget;
-	readonly io: IO;
+	readonly io: Streams;
 	readonly universe: Universe;
-	/** This worker's own flags: --sessions-dir, --embedder, --no-cache, --no-preflight. */
-	readonly flags: Flags;
+	/** This worker's own choices (--embedder, --no-cache, --no-preflight); the models are the batch's. */
+	readonly own: WorkerOwnOptions;
 	/** Local sessions folder (every step saved here as it runs). */
 	readonly sessionsDir: string;
 	/** Items in flight per batch. */
@@ -55,6 +55,9 @@ export type WorkerOptions = {
 	readonly log: (line: string) => void;
 };
 
+/** What a worker decides for itself, over what its batches recorded. */
+export type WorkerOwnOptions = Pick<RuntimeOptions, 'embedder' | 'cache' | 'preflight'>;
+
 type Served = {readonly spec: BatchSpec; readonly runtime: Runtime; readonly worker: Worker<WorkJob>; readonly results: Queue<ResultMessage>; readonly limiter: RedisLimiter; readonly space: SeedSpace};
 
 export function nameMatcher(filter: string | undefined): (name: string) => boolean {
@@ -64,7 +67,7 @@ export function nameMatcher(filter: string | undefined): (name: string) => boole
 }
 
 /** The model settings a batch recorded, with this worker's endpoint overrides (keys are read from its own environment at call time). */
-export function workerSettings(spec: BatchSpec, endpoints: EndpointOverrides, flags: Flags): ModelSettings {
+export function workerSettings(spec: BatchSpec, endpoints: EndpointOverrides, own: Pick<WorkerOwnOptions, 'cache' | 'preflight'>): ModelSettings {
 	const roles = Object.fromEntries(
 		ModelRole.options.map((role) => {
 			const recorded: RoleSettings = spec.roles[role];
@@ -78,7 +81,7 @@ export function workerSettings(spec: BatchSpec, endpoints: EndpointOverrides, fl
 		concurrency: spec.cap,
 		adaptiveConcurrency: spec.adaptive,
 		rateLimitPacing: spec.pacing ?? 'headers',
-		cache: spec.cache && flags['cache'] !== false,
+		cache: spec.cache && own.cache !== false,
 		retry: spec.retry,
 		validationRetries: spec.validationRetries,
 		record: null,
@@ -86,7 +89,7 @@ export function workerSettings(spec: BatchSpec, endpoints: EndpointOverrides, fl
 		offline: spec.offline,
 		unset: [],
 		prices: {},
-		preflight: flags['preflight'] !== false,
+		preflight: own.preflight !== false,
 	};
 }
 
@@ -244,13 +247,13 @@ export async function runWorker(options: WorkerOptions): Promise<{done: number}>
 	};
 
 	const serve = async (spec: BatchSpec) => {
-		const settings = workerSettings(spec, options.endpoints, options.flags);
+		const settings = workerSettings(spec, options.endpoints, options.own);
 		const roles = episodeRoles(spec.episode.assistant);
 		const missing = missingKeys(settings, roles, io.env);
 		if (missing.length > 0) throw new Error(`this worker's environment has no key for ${missing.join(', ')}`);
 		const limiter = createRedisLimiter({redis, subscriber, cap: spec.cap, adaptive: spec.adaptive, pacing: spec.pacing ?? 'headers', holder: id});
 		const runtime = createRuntime({
-			flags: {...options.flags, sessionsDir: options.sessionsDir, ...(spec.embedder && options.flags['embedder'] === undefined ? {embedder: spec.embedder} : {})},
+			options: {...options.own, sessionsDir: options.sessionsDir, ...(spec.embedder && options.own.embedder === undefined ? {embedder: spec.embedder} : {})},
 			io,
 			universe: options.universe,
 			roles,

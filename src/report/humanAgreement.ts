@@ -1,5 +1,6 @@
 import {METRICS, type Metric} from '../domain/session.js';
 import type {Rating} from '../domain/ratings.js';
+import type {CellKey, CellValues} from './cells.js';
 import {krippendorffInterval, pearson, spearman, weightedKappaOf} from './agreement.js';
 import {type BootstrapOptions, type Estimate, type Observation, clusterMean, clusterShare, clusterStatistic, isSmall} from './bootstrap.js';
 
@@ -78,6 +79,27 @@ export type EnsembleRow = {
 	readonly withinOne: number | null;
 	readonly mae: number | null;
 	readonly bias: number | null;
+	/** Seeds the units come from. */
+	readonly seeds: number;
+	/** Fewer than 10 seeds (the one small-sample rule). */
+	readonly small: boolean;
+	/**
+	 * Seed-cluster intervals of MAE and % ±1, for the best ensembles only (`ensembleIntervals`, default
+	 * 10): there can be a thousand ensembles, and the rest are ranked, not estimated. Null beyond them.
+	 */
+	readonly intervals: {readonly mae: Estimate | null; readonly withinOne: Estimate | null} | null;
+};
+
+/** The best ensemble against the best single judge, paired on the units both scored. */
+export type EnsembleGain = {
+	readonly ensemble: readonly string[];
+	readonly judge: string;
+	readonly n: number;
+	readonly seeds: number;
+	/** MAE(ensemble) − MAE(judge): negative = the ensemble is closer to the people. */
+	readonly mae: Estimate | null;
+	/** % ±1 (ensemble) − % ±1 (judge), as a share. */
+	readonly withinOne: Estimate | null;
 };
 
 export type JudgeHumanReport = {
@@ -91,6 +113,8 @@ export type JudgeHumanReport = {
 	readonly panel: readonly PanelRow[];
 	/** Every k-judge mean, k = 2..5, ranked by MAE (Table 11's ensembles); on units every member scored. */
 	readonly ensembles: readonly EnsembleRow[];
+	/** The best ensemble minus the best single judge, with a paired seed-cluster interval; null without both. */
+	readonly ensembleGain: EnsembleGain | null;
 	/** The units of the overall table: judge score and human mean per (dialogue, metric), for a scatter. */
 	readonly units: ReadonlyArray<{readonly dialogue: string; readonly metric: Metric; readonly judge: number; readonly human: number}>;
 };
@@ -198,7 +222,7 @@ function slices(units: readonly Unit[], pick: (unit: Unit) => string, options: B
 	});
 }
 
-/** Ensembles get no intervals: there can be a thousand of them, and they are ranked, not estimated. */
+/** Beyond this many panel judges the ensembles (every 2- to 5-subset) are not listed at all. */
 const MAX_ENSEMBLE_JUDGES = 12;
 
 function* subsets<T>(items: readonly T[], k: number, start = 0, prefix: T[] = []): Generator<T[]> {
@@ -213,9 +237,10 @@ function* subsets<T>(items: readonly T[], k: number, start = 0, prefix: T[] = []
 	}
 }
 
-function ensembles(judged: readonly JudgedDialogue[], humans: ReadonlyMap<string, readonly number[]>, judges: readonly string[]): EnsembleRow[] {
-	if (judges.length < 2 || judges.length > MAX_ENSEMBLE_JUDGES) return [];
+/** Judge scores per unit (`dialogue|metric`) of the rated units, and each unit's seed. */
+function panelScores(judged: readonly JudgedDialogue[], humans: ReadonlyMap<string, readonly number[]>) {
 	const scores = new Map<string, Map<string, number>>();
+	const seedOf = new Map<string, string>();
 	for (const entry of judged) {
 		for (const metric of METRICS) {
 			const score = entry.scores[metric];
@@ -224,31 +249,68 @@ function ensembles(judged: readonly JudgedDialogue[], humans: ReadonlyMap<string
 			const byJudge = scores.get(key) ?? new Map<string, number>();
 			byJudge.set(entry.judge, score);
 			scores.set(key, byJudge);
+			seedOf.set(key, entry.seed);
 		}
 	}
-	const rows: EnsembleRow[] = [];
+	return {scores, seedOf};
+}
+
+type PanelScores = ReturnType<typeof panelScores>;
+
+/** The ensemble's (mean of its members') gap to the human mean on every unit all members scored. */
+function ensembleGaps({scores, seedOf}: PanelScores, humans: ReadonlyMap<string, readonly number[]>, members: readonly string[]): Array<{cluster: string; key: string; gap: number}> {
+	const gaps: Array<{cluster: string; key: string; gap: number}> = [];
+	for (const [key, byJudge] of scores) {
+		if (!members.every((judge) => byJudge.has(judge))) continue;
+		const judgeMean = members.reduce((sum, judge) => sum + byJudge.get(judge)!, 0) / members.length;
+		gaps.push({cluster: seedOf.get(key)!, key, gap: judgeMean - mean(humans.get(key)!)!});
+	}
+	return gaps;
+}
+
+const within = (gap: number) => (Math.abs(gap) <= 1 + TIE ? 1 : 0);
+
+function ensembles(panel: PanelScores, humans: ReadonlyMap<string, readonly number[]>, judges: readonly string[], intervalsFor: number, options: BootstrapOptions): EnsembleRow[] {
+	if (judges.length < 2 || judges.length > MAX_ENSEMBLE_JUDGES) return [];
+	const rows: Array<Omit<EnsembleRow, 'intervals'>> = [];
 	for (let k = 2; k <= Math.min(5, judges.length); k++) {
 		for (const members of subsets(judges, k)) {
-			let n = 0;
-			let within = 0;
-			let absolute = 0;
-			let signed = 0;
-			const dialogues = new Set<string>();
-			for (const [key, byJudge] of scores) {
-				if (!members.every((judge) => byJudge.has(judge))) continue;
-				const judgeMean = members.reduce((sum, judge) => sum + byJudge.get(judge)!, 0) / k;
-				const human = mean(humans.get(key)!)!;
-				const gap = judgeMean - human;
-				n++;
-				signed += gap;
-				absolute += Math.abs(gap);
-				if (Math.abs(gap) <= 1 + TIE) within++;
-				dialogues.add(key.slice(0, key.lastIndexOf('|')));
-			}
-			rows.push({judges: members, k, n, dialogues: dialogues.size, withinOne: n > 0 ? within / n : null, mae: n > 0 ? absolute / n : null, bias: n > 0 ? signed / n : null});
+			const gaps = ensembleGaps(panel, humans, members);
+			const n = gaps.length;
+			if (n === 0) continue;
+			const seeds = new Set(gaps.map((unit) => unit.cluster)).size;
+			const dialogues = new Set(gaps.map((unit) => unit.key.slice(0, unit.key.lastIndexOf('|'))));
+			rows.push({
+				judges: members, k, n, dialogues: dialogues.size, seeds, small: isSmall(seeds),
+				withinOne: gaps.reduce((sum, unit) => sum + within(unit.gap), 0) / n,
+				mae: gaps.reduce((sum, unit) => sum + Math.abs(unit.gap), 0) / n,
+				bias: gaps.reduce((sum, unit) => sum + unit.gap, 0) / n,
+			});
 		}
 	}
-	return rows.filter((row) => row.n > 0).sort((a, b) => a.mae! - b.mae! || b.withinOne! - a.withinOne! || a.judges.join().localeCompare(b.judges.join()));
+	rows.sort((a, b) => a.mae! - b.mae! || b.withinOne! - a.withinOne! || a.judges.join().localeCompare(b.judges.join()));
+	return rows.map((row, rank) => {
+		if (rank >= intervalsFor) return {...row, intervals: null};
+		const gaps = ensembleGaps(panel, humans, row.judges);
+		const observe = (value: (gap: number) => number): Observation[] => gaps.map((unit) => ({cluster: unit.cluster, key: unit.key, value: value(unit.gap)}));
+		return {...row, intervals: {mae: clusterMean(observe(Math.abs), options, `agreement:ensemble:${row.judges.join('+')}:mae`), withinOne: clusterShare(observe(within), options)}};
+	});
+}
+
+/** Best ensemble minus best single judge, paired on the units both scored (so a gain is not a change of units). */
+function ensembleGain(panel: PanelScores, humans: ReadonlyMap<string, readonly number[]>, ensemble: readonly string[] | undefined, judge: string | undefined, options: BootstrapOptions): EnsembleGain | null {
+	if (!ensemble || !judge) return null;
+	const single = new Map(ensembleGaps(panel, humans, [judge]).map((unit) => [unit.key, unit.gap]));
+	const units = ensembleGaps(panel, humans, ensemble).flatMap((unit) => (single.has(unit.key) ? [{cluster: unit.cluster, key: unit.key, ensemble: unit.gap, judge: single.get(unit.key)!}] : []));
+	if (units.length === 0) return null;
+	type Paired = (typeof units)[number];
+	const difference = (value: (gap: number) => number) => (sample: readonly Paired[]) => (sample.length === 0 ? null : sample.reduce((sum, unit) => sum + value(unit.ensemble) - value(unit.judge), 0) / sample.length);
+	const statistic = `agreement:gain:${ensemble.join('+')}:${judge}`;
+	return {
+		ensemble, judge, n: units.length, seeds: new Set(units.map((unit) => unit.cluster)).size,
+		mae: clusterStatistic(units, difference(Math.abs), options, `${statistic}:mae`),
+		withinOne: clusterStatistic(units, difference(within), options, `${statistic}:within`),
+	};
 }
 
 const byMae = (a: PanelRow, b: PanelRow) => (a.mae?.mean ?? Infinity) - (b.mae?.mean ?? Infinity) || a.judge.localeCompare(b.judge);
@@ -258,7 +320,7 @@ const byMae = (a: PanelRow, b: PanelRow) => (a.mae?.mean ?? Infinity) - (b.mae?.
  * per-language tables use (one judge per dialogue, normally the originals); `panel` are every judge's
  * judgements of the rated dialogues (originals and re-judged copies) for the panel and the ensembles.
  */
-export function judgeHumanReport(input: {readonly primary: readonly JudgedDialogue[]; readonly panel?: readonly JudgedDialogue[]; readonly ratings: readonly Rating[]; readonly dialogueOf: (session: string) => string}, options: BootstrapOptions = {}): JudgeHumanReport {
+export function judgeHumanReport(input: {readonly primary: readonly JudgedDialogue[]; readonly panel?: readonly JudgedDialogue[]; readonly ratings: readonly Rating[]; readonly dialogueOf: (session: string) => string; /** How many of the best ensembles get intervals (default 10). */ readonly ensembleIntervals?: number}, options: BootstrapOptions = {}): JudgeHumanReport {
 	// A namespace of the statistics; the random seed is the one documented default unless --seed (options.seed).
 	const seed = 'agreement';
 	const humans = humanUnits(input.ratings, input.dialogueOf);
@@ -270,6 +332,8 @@ export function judgeHumanReport(input: {readonly primary: readonly JudgedDialog
 		.filter((row) => row.n > 0)
 		.sort(byMae);
 	const rated = units.map((unit) => unit.dialogue);
+	const scores = panelScores(panelJudged, humans);
+	const ranked = ensembles(scores, humans, panel.map((row) => row.judge).sort(), input.ensembleIntervals ?? 10, options);
 	return {
 		judges: [...new Set(input.primary.filter((entry) => rated.includes(entry.dialogue)).map((entry) => entry.judge))].sort(),
 		overall: {judge: figures(units, options, `${seed}:overall`), humans: baseline(units)},
@@ -277,7 +341,27 @@ export function judgeHumanReport(input: {readonly primary: readonly JudgedDialog
 		regions: slices(units, (unit) => unit.region, options, `${seed}:region`),
 		languages: slices(units, (unit) => unit.language, options, `${seed}:language`),
 		panel,
-		ensembles: ensembles(panelJudged, humans, panel.map((row) => row.judge).sort()),
+		ensembles: ranked,
+		ensembleGain: ensembleGain(scores, humans, ranked[0]?.judges, panel[0]?.judge, options),
 		units: units.map((unit) => ({dialogue: unit.dialogue, metric: unit.metric, judge: unit.judge, human: mean(unit.humans)!})),
 	};
 }
+
+/** One block of `report agreement`: a cell of the rated dialogues' own judgements, with its figures. */
+export type AgreementCell = JudgeHumanReport & {readonly cell: Partial<CellValues>};
+
+/** What `report agreement --json` prints and the HTML report shows (commands/reportAgreement.ts builds it). */
+export type AgreementData = {
+	readonly ratings: number;
+	readonly raters: number;
+	/** Rated dialogues. */
+	readonly sessions: number;
+	readonly excluded: {readonly errored: number; readonly unknown: number};
+	/** The cell keys that vary among the rated dialogues (each cell is its own block; never pooled unless asked). */
+	readonly keys: readonly CellKey[];
+	readonly cells: readonly AgreementCell[];
+	readonly notes: readonly string[];
+	readonly mockNotice: string | null;
+	readonly resamples: number;
+	readonly seed: string;
+};

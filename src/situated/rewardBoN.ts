@@ -1,5 +1,5 @@
 import type {SituatedEval, SituatedItem} from '../domain/situated.js';
-import {type Estimate, bootstrapMean} from '../report/bootstrap.js';
+import {type BootstrapOptions, type Estimate, type Observation, clusterMean, clusterShare, isSmall} from '../report/bootstrap.js';
 import {oraclePick, outcomeOf, rewardPick} from './selection.js';
 
 /*
@@ -32,7 +32,13 @@ export function samplesForScoring(evaluation: SituatedEval, item: SituatedItem |
 
 export type BoNRow = {
 	readonly policyModel: string;
+	/** The grader whose outcome grades the picks are worth: a cell key, so two graders never pool. */
+	readonly judgeModel: string;
 	readonly items: number;
+	/** Norms the items come from: the clusters every interval resamples (items of one norm are not independent). */
+	readonly norms: number;
+	/** Fewer than 10 norms (the one small-sample rule). */
+	readonly small: boolean;
 	/** Samples per item considered (the first N). */
 	readonly n: number;
 	/** Valid samples without a reward in the file (never picked). */
@@ -47,20 +53,24 @@ export type BoNRow = {
 	readonly oracle: Estimate | null;
 	/** Oracle minus reward model, item by item. */
 	readonly gap: Estimate | null;
-	/** Share of items where the reward model's pick reaches the ceiling. */
-	readonly hitsCeiling: number | null;
+	/** Share of items where the reward model's pick reaches the ceiling, with a Wilson interval on the effective number of norms. */
+	readonly hitsCeiling: Estimate | null;
 };
 
 /**
- * Per policy model. Only the first `n` samples of each item count (all when n is absent), so one
- * evaluation with 16 samples answers best-of-4, -8 and -16. Ties in reward go to the earlier sample.
+ * Per cell (policy model, grader). Only the first `n` samples of each item count (all when n is
+ * absent), so one evaluation with 16 samples answers best-of-4, -8 and -16. Ties in reward go to the
+ * earlier sample. Intervals come from the one interval engine, items clustered by their norm, as in
+ * `crisp report`: the same items give the same interval there and here.
  */
-export function rewardBestOfN(evals: readonly SituatedEval[], rewards: ReadonlyMap<string, number>, n?: number): BoNRow[] {
-	const byModel = new Map<string, SituatedEval[]>();
-	for (const evaluation of evals) byModel.set(evaluation.policyModel, [...(byModel.get(evaluation.policyModel) ?? []), evaluation]);
-	return [...byModel.entries()]
+export function rewardBestOfN(evals: readonly SituatedEval[], rewards: ReadonlyMap<string, number>, n?: number, options: BootstrapOptions = {}): BoNRow[] {
+	const byCell = new Map<string, SituatedEval[]>();
+	const cellKey = (evaluation: SituatedEval) => JSON.stringify([evaluation.policyModel, evaluation.judgeModel]);
+	for (const evaluation of evals) byCell.set(cellKey(evaluation), [...(byCell.get(cellKey(evaluation)) ?? []), evaluation]);
+	return [...byCell.entries()]
 		.sort(([a], [b]) => (a < b ? -1 : 1))
-		.map(([policyModel, list]) => {
+		.map(([key, list]) => {
+			const [policyModel, judgeModel] = JSON.parse(key) as [string, string];
 			const first: number[] = [];
 			const random: number[] = [];
 			const picked: number[] = [];
@@ -78,19 +88,25 @@ export function rewardBestOfN(evals: readonly SituatedEval[], rewards: ReadonlyM
 				picked.push(outcomeOf(pick === null ? undefined : samples[pick]));
 				oracle.push(outcomeOf(samples[oraclePick(samples)]));
 			}
-			const seed = `bon|${policyModel}|${n ?? 'all'}`;
-			const estimate = (values: number[], what: string) => bootstrapMean(values, {seed: `${seed}|${what}`});
+			const observe = (values: readonly number[]): Observation[] => values.map((value, index) => ({cluster: list[index]!.normId, key: list[index]!.itemId, value}));
+			// The statistics `crisp report` also makes are keyed as it keys them, so the same items give the
+			// same interval in both (the first sample's outcome never depends on N; the others only with all samples).
+			const estimate = (values: readonly number[], what: string) => clusterMean(observe(values), options, what === 'outcome' || n === undefined ? `situated:${what}` : `situated:${what}@${n}`, 'norm');
+			const norms = new Set(list.map((evaluation) => evaluation.normId)).size;
 			return {
 				policyModel,
+				judgeModel,
 				items: list.length,
+				norms,
+				small: isSmall(norms),
 				n: used,
 				unscored,
-				first: estimate(first, 'first'),
+				first: estimate(first, 'outcome'),
 				random: estimate(random, 'random'),
-				rewardModel: estimate(picked, 'rm'),
+				rewardModel: estimate(picked, 'bon'),
 				oracle: estimate(oracle, 'oracle'),
 				gap: estimate(oracle.map((value, index) => value - picked[index]!), 'gap'),
-				hitsCeiling: list.length > 0 ? picked.filter((value, index) => value === oracle[index]).length / list.length : null,
+				hitsCeiling: clusterShare(observe(picked.map((value, index) => (value === oracle[index] ? 1 : 0))), options),
 			};
 		});
 }

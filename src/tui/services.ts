@@ -1,13 +1,15 @@
-import {modelFlagsOf} from '../app/episodes.js';
 import {Writable} from 'node:stream';
-import {episodeOptionsFromFlags, resumeEpisode, seedFromFlags, startEpisode} from '../app/episodes.js';
+import {modelFlagsOf, resumeEpisode, startEpisode} from '../app/episodes.js';
 import {userInfo} from 'node:os';
 import path from 'node:path';
 import {SituatedItem} from '../domain/situated.js';
 import {latestById, readJsonl} from '../situated/jsonl.js';
 import {regionNamer, upgradeItem} from '../situated/legacy.js';
 import {errorMessage} from '../util/errors.js';
-import {createRuntime, episodeRoles, resolveRoles, sessionsDir} from '../app/runtime.js';
+import {createRuntime, episodeRoles, resolveRoles} from '../app/runtime.js';
+import {episodeOptionsFromFlags, seedFromFlags} from '../commands/episodeOptions.js';
+import {modelOptionsFromFlags, roleModelFlags} from '../commands/modelFlags.js';
+import {runtimeOptionsFromFlags, sessionsDirFromFlags} from '../commands/runtimeFlags.js';
 import {openHidden} from '../app/hiddenAccess.js';
 import {blindSafeSummary} from '../episode/blindness.js';
 import {sessionPage} from '../html/sessionPage.js';
@@ -78,7 +80,7 @@ export function createServices(io: IO, flags: Flags, universe: Universe): TuiSer
 		},
 	});
 	const quietIo: IO = {...io, stderr};
-	const store = new SessionStore(sessionsDir(flags, io), {onNotice: notify});
+	const store = new SessionStore(sessionsDirFromFlags(flags, io), {onNotice: notify});
 	const ratings = ratingsFile(store.dir);
 	const rater = raterName(flags, io.env);
 	return {
@@ -100,19 +102,19 @@ export function createServices(io: IO, flags: Flags, universe: Universe): TuiSer
 		ratingsFile: ratings,
 		ratingsOf: (sessionId) => ratingsOf(ratings, sessionId, rater),
 		rate: (sessionId, scores) => saveRatings(ratings, sessionId, rater, scores),
-		resolveRoles: (overrides) => resolveRoles({...flags, ...overrides}, io),
+		resolveRoles: (overrides) => resolveRoles(modelOptionsFromFlags({...flags, ...overrides}), io),
 		async startEpisode(episodeFlags) {
 			const merged = {...flags, ...episodeFlags};
 			const options = episodeOptionsFromFlags(merged);
 			// A set-up that cannot work (no model for a role, a refused key, a model the server lacks) stops here, before any call.
 			const roles = episodeRoles(options.assistant ?? 'llm');
-			const runtime = createRuntime({flags: merged, io: quietIo, universe, roles});
+			const runtime = createRuntime({options: runtimeOptionsFromFlags(merged), io: quietIo, universe, roles});
 			await runtime.check(roles);
 			return startEpisode(runtime, seedFromFlags(runtime, merged), options);
 		},
 		async resumeEpisode(session) {
 			const roles = episodeRoles(session.config.assistant);
-			const runtime = createRuntime({flags: {...flags, ...modelFlagsOf(session)}, io: quietIo, universe, roles});
+			const runtime = createRuntime({options: runtimeOptionsFromFlags({...flags, ...roleModelFlags(modelFlagsOf(session))}), io: quietIo, universe, roles});
 			await runtime.check(roles);
 			return resumeEpisode(runtime, store.fileFor(session.id));
 		},

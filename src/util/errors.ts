@@ -1,6 +1,6 @@
 import type {z} from 'zod';
 
-/** Exit codes of the binary, documented in the README. */
+/** Exit codes of the binary, documented in docs/reference.md (Exit codes). */
 export const ExitCode = {
 	ok: 0,
 	internal: 1,

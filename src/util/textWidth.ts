@@ -3,7 +3,7 @@ import stringWidth from 'string-width';
 /*
  * The one measure of terminal text: string-width 8 (grapheme-aware: emoji such as ☕ ✅ 🇯🇵 take two
  * columns, CJK two, a Tamil vowel sign such as the one in `வே` one, as glibc's wcswidth and tmux count
- * it). Wrapping (src/tui/text/wrap.ts, wrap-ansi 10, which measures with this same string-width),
+ * it). Wrapping (src/util/wrap.ts, wrap-ansi 10, which measures with this same string-width),
  * truncation, padding and layout in the TUI and the plain-text tables all measure with it, so a line we
  * pre-wrap, cut or pad never disagrees with what Ink lays out (Ink 6 measures with string-width 8 too).
  */

@@ -3,6 +3,7 @@ import {tmpdir} from 'node:os';
 import path from 'node:path';
 import {PassThrough} from 'node:stream';
 import {createRuntime, type Runtime} from '../../src/app/runtime.js';
+import {runtimeOptionsFromFlags} from '../../src/commands/runtimeFlags.js';
 import type {IO} from '../../src/commands/types.js';
 import {loadUniverse, type Universe} from '../../src/universe/load.js';
 import {startFakeOpenAI, type FakeOpenAI} from './fakeOpenAI.js';
@@ -49,7 +50,7 @@ export async function episodeHarness(): Promise<Harness> {
 		sessionsDir,
 		env,
 		io,
-		runtime: (flags = {}) => createRuntime({flags: {sessionsDir, ...flags} as never, io, universe: sharedUniverse()}),
+		runtime: (flags = {}) => createRuntime({options: runtimeOptionsFromFlags({sessionsDir, ...flags} as never), io, universe: sharedUniverse()}),
 		close: async () => {
 			await fake.close();
 			rmSync(cwd, {recursive: true, force: true});

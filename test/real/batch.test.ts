@@ -13,7 +13,7 @@ import {MODEL_FAILURES, cli, describe as describeSessions, install, modelArgs, r
 
 /** The words after "Continue with: cultureconverse" in the batch's closing lines, as argv. */
 function resumeArgv(stderr: string): string[] | null {
-	const line = /Continue with: (?:npx )?cultureconverse ([^\n]+?)(?: \(items with an error flag[^\n]*)?$/m.exec(stderr)?.[1];
+	const line = /[Cc]ontinue with: (?:npx )?cultureconverse ([^\n]+?)(?: \(items with an error flag[^\n]*)?$/m.exec(stderr)?.[1];
 	return line ? (line.match(/'[^']*'|"[^"]*"|\S+/g) ?? []).map((word) => word.replace(/^['"]|['"]$/g, '')) : null;
 }
 

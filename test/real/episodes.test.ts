@@ -23,7 +23,7 @@ describe('real llama-server: doctor and episodes', {skip}, () => {
 		// No per-role maxTokens: the probes' own cap is what bounds them (issue 24 item 3).
 		const ws = workspace();
 		const result = await cli(['doctor', '--base-url', server.baseURL, '--model', server.modelId, '--json'], ws);
-		const report = JSON.parse(result.stdout) as {roles: Array<{role: string; server: string; structured: {ok: boolean} | null; streaming: string | null; supportsN: boolean | null; contextWindow: number | null}>; problems: string[]; warnings: string[]};
+		const report = JSON.parse(result.stdout) as {roles: Array<{role: string; server: string; structured: {ok: boolean; detail?: string} | null; status: string; streaming: string | null; supportsN: boolean | null; contextWindow: number | null}>; problems: string[]; warnings: string[]};
 		assert.deepEqual(report.problems, [], result.stdout);
 		for (const role of report.roles) {
 			assert.equal(role.server, 'llamacpp', role.role);
@@ -31,11 +31,16 @@ describe('real llama-server: doctor and episodes', {skip}, () => {
 			// doctor makes the call each role will make: the assistant a streamed reply (issue 24 item 1: the
 			// reused socket llama-server closed after a stream no longer reads as a stream problem), the others a structured call.
 			if (role.role === 'assistant') assert.equal(role.streaming, 'yes', `${role.role}: streaming`);
-			else assert.equal(role.structured?.ok, true, `${role.role}: structured call`);
+			// A structured call works, or the tiny model's own output failed it (cut at the probe's cap, off-schema):
+			// then doctor must say so as "unchecked", never as a set-up failure.
+			else if (role.structured?.ok !== true) {
+				assert.ok(role.structured && MODEL_FAILURES.has(role.structured.detail ?? ''), `${role.role}: structured call: ${JSON.stringify(role.structured)}`);
+				assert.equal(role.status, 'unchecked', role.role);
+			}
 		}
 		assert.equal(report.roles.find((role) => role.role === 'assistant')?.supportsN, true, 'this llama.cpp build honours n');
 		// The only true finding on this set-up is the advice to set supportsN (the server does return n choices).
-		assert.deepEqual(report.warnings.filter((warning) => !/supportsN/.test(warning)), [], 'no false warnings');
+		assert.deepEqual(report.warnings.filter((warning) => !/supportsN/.test(warning) && !/is unchecked: .*\((truncated|invalid_output|empty)/.test(warning)), [], 'no false warnings');
 		assert.equal(result.code, 0);
 	});
 

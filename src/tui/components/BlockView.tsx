@@ -1,6 +1,6 @@
 import {Text} from 'ink';
 import {memo} from 'react';
-import type {DisplayLine} from '../view/lines.js';
+import type {DisplayLine} from '../../present/panes/lines.js';
 import {toneProps} from './tone.js';
 
 /** Render counts, read by the benchmark and tests to show that unchanged blocks are skipped. */

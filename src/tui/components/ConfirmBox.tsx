@@ -1,7 +1,7 @@
 import {Box, Text} from 'ink';
 import {useKeys} from '../hooks/useKeys.js';
 import {useTerminalSize} from '../hooks/useTerminalSize.js';
-import {wrapText} from '../text/wrap.js';
+import {wrapText} from '../../util/wrap.js';
 
 type Props = {
 	readonly question: string;

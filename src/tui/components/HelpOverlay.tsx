@@ -3,7 +3,7 @@ import {useState} from 'react';
 import {useKeys} from '../hooks/useKeys.js';
 import {clamp, pageSize} from '../text/scroll.js';
 import {EPISODE_KEYS, type KeyGroup} from '../view/keys.js';
-import {wrapText} from '../text/wrap.js';
+import {wrapText} from '../../util/wrap.js';
 
 type Props = {readonly width: number; readonly height: number; readonly active: boolean; readonly onClose: () => void; readonly groups?: readonly KeyGroup[]};
 

@@ -6,7 +6,7 @@ import {clamp, effectiveOffset, pageSize, pageStart, scrollBy, type ScrollState,
 import {truncate} from '../text/width.js';
 import {callDetailBlocks, callInFlightBlocks, callInFlightRow, callRow, noticeBlocks} from '../view/inspector.js';
 import {PANE_CHROME_ROWS} from '../view/layout.js';
-import {BlockCache, layoutBlocks} from '../view/lines.js';
+import {BlockCache, layoutBlocks} from '../../present/panes/lines.js';
 import {Pane} from './Pane.js';
 import {useKeys} from '../hooks/useKeys.js';
 

@@ -2,7 +2,7 @@ import {Box, Text} from 'ink';
 import {memo} from 'react';
 import {slicesInWindow, visibleRange} from '../text/scroll.js';
 import {PANE_CHROME_ROWS} from '../view/layout.js';
-import type {PaneLayout} from '../view/lines.js';
+import type {PaneLayout} from '../../present/panes/lines.js';
 import {BlockView} from './BlockView.js';
 
 type Props = {

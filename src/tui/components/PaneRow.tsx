@@ -1,6 +1,6 @@
 import {Box} from 'ink';
 import {type EpisodeLayout, PANE_TITLES, PANES, type PaneId} from '../view/layout.js';
-import type {PaneLayout} from '../view/lines.js';
+import type {PaneLayout} from '../../present/panes/lines.js';
 import {Pane} from './Pane.js';
 import {TabBar} from './TabBar.js';
 

@@ -1,4 +1,4 @@
-import type {Tone} from '../view/lines.js';
+import type {Tone} from '../../present/panes/lines.js';
 
 /** Ink Text props for a tone: one palette for every screen. */
 export function toneProps(tone: Tone | undefined): {color?: string; dimColor?: boolean; inverse?: boolean} {

@@ -1,7 +1,7 @@
 import type {ChatMessage, ModelRole, Session} from '../../domain/session.js';
 import type {EngineEvent} from '../../episode/events.js';
 import type {CallRecord} from '../../domain/session.js';
-import type {Streaming} from '../view/publicPane.js';
+import type {Streaming} from '../../present/panes/publicPane.js';
 
 /*
  * View state of a live episode, reduced from the engine's events. The session itself is the engine's

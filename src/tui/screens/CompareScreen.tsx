@@ -8,9 +8,9 @@ import {useKeys} from '../hooks/useKeys.js';
 import {type Binding, footerLine, lookup} from '../view/keyTable.js';
 import {clamp, pageSize} from '../text/scroll.js';
 import {PANE_CHROME_ROWS} from '../view/layout.js';
-import {alignLayouts, type Block, BlockCache, layoutBlocks, line, type PaneLayout} from '../view/lines.js';
+import {alignLayouts, type Block, BlockCache, layoutBlocks, line, type PaneLayout} from '../../present/panes/lines.js';
 import {hiddenGuarded} from '../../episode/blindness.js';
-import {publicBlocks} from '../view/publicPane.js';
+import {publicBlocks} from '../../present/panes/publicPane.js';
 
 /** The compare view's keys (view/keyTable.ts): the footer is drawn from them. */
 const COMPARE_KEYS: readonly Binding<'down' | 'up' | 'pageDown' | 'pageUp' | 'top' | 'bottom' | 'back' | 'quit'>[] = [

@@ -6,7 +6,7 @@ import {formatItem} from '../../present/situated.js';
 import {ListView} from '../components/ListView.js';
 import {useKeys} from '../hooks/useKeys.js';
 import {clamp} from '../text/scroll.js';
-import {wrapText} from '../text/wrap.js';
+import {wrapText} from '../../util/wrap.js';
 import {itemCounts, itemRow} from '../view/itemsList.js';
 import {ITEM_KEYS} from '../view/keys.js';
 import {HelpOverlay} from '../components/HelpOverlay.js';

@@ -1,6 +1,6 @@
 import {Box, type Key, Text} from 'ink';
 import {useMemo} from 'react';
-import {episodeOptionsFromFlags} from '../../app/episodes.js';
+import {episodeOptionsFromFlags} from '../../commands/episodeOptions.js';
 import type {ResolvedTemplate} from '../../domain/template.js';
 import type {Persona} from '../../domain/universe.js';
 import {tierOf} from '../../universe/seeds.js';

@@ -6,7 +6,7 @@ import type {Universe} from '../../universe/load.js';
 import {ListView} from '../components/ListView.js';
 import {useSyncReducer} from '../hooks/useSyncReducer.js';
 import {clamp} from '../text/scroll.js';
-import {wrapText} from '../text/wrap.js';
+import {wrapText} from '../../util/wrap.js';
 import {displayWidth, fit, truncate} from '../text/width.js';
 import {activeColumn, initialTemplatePicker, type KeyPress, type TemplatePickerState, templatePickerKey} from '../view/pickerState.js';
 import {templateColumns} from '../view/pickers.js';

@@ -1,5 +1,5 @@
 import type {Press} from './keys.js';
-import {wrapText} from './wrap.js';
+import {wrapText} from '../../util/wrap.js';
 
 /*
  * The human assistant's reply box as a pure function of key presses: a small multi-line editor.

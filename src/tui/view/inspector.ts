@@ -1,6 +1,6 @@
 import type {CallRecord, Session} from '../../domain/session.js';
 import {attemptStatuses, type CallInFlight, type Notice} from '../episode/liveState.js';
-import {type Block, BlockCache, type Line, line} from './lines.js';
+import {type Block, BlockCache, type Line, line} from '../../present/panes/lines.js';
 import {formatSeconds, formatTokens} from './status.js';
 
 /** One row of the inspector's call list. */

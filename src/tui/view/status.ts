@@ -2,7 +2,7 @@ import type {Session} from '../../domain/session.js';
 import {actionLabel, nextAction} from '../../episode/nextAction.js';
 import {sessionUsage} from '../../app/runtime.js';
 import type {CallInFlight} from '../episode/liveState.js';
-import type {Tone} from './lines.js';
+import type {Tone} from '../../present/panes/lines.js';
 import {displayWidth} from '../text/width.js';
 import type {MockKind} from '../../report/setups.js';
 import {sessionMockKind} from '../../present/mockNote.js';

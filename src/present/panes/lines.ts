@@ -1,5 +1,5 @@
 import {safeText} from '../../util/terminalText.js';
-import {wrapText} from '../text/wrap.js';
+import {wrapText} from '../../util/wrap.js';
 
 /*
  * Pane content as blocks of styled lines. A block is one unit that changes together (a turn, a shard,

@@ -2,7 +2,7 @@ import type {EvidenceHit} from '../../domain/kb.js';
 import {METRICS, type Session} from '../../domain/session.js';
 import {oracleView} from '../../episode/views.js';
 import {type Block, BlockCache, type Line, line} from './lines.js';
-import {fixed} from '../../present/numbers.js';
+import {fixed} from '../numbers.js';
 
 
 function hitLines(hit: EvidenceHit): Line[] {

@@ -1,5 +1,5 @@
 import wrapAnsi from 'wrap-ansi';
-import {terminalForm} from '../../util/textWidth.js';
+import {terminalForm} from './textWidth.js';
 
 export type WrapOptions = {
 	/** Spaces before every line. @default 0 */

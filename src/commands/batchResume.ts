@@ -1,4 +1,4 @@
-import type {Flags} from '../commands/types.js';
+import type {Flags} from './types.js';
 
 /*
  * The command a stopped or interrupted batch prints to carry on. The batch remembers its selection
