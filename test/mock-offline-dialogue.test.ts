@@ -169,7 +169,7 @@ describe('labelled as a rubric, never as a model judge', () => {
 	});
 
 	it('the name it shows picks it: --judge-model mock:rubric is the offline judge', () => {
-		const {roles} = resolveRoleSettings({flags: {judgeModel: MOCK_JUDGE, model: 'some-model'} as never, env: {OPENAI_API_KEY: 'sk-test-not-used'}, cwd: process.cwd()});
+		const {roles} = resolveRoleSettings({options: {roleModels: {judge: MOCK_JUDGE}, model: 'some-model'}, env: {OPENAI_API_KEY: 'sk-test-not-used'}, cwd: process.cwd()});
 		assert.equal(roles.judge.provider, 'mock');
 		assert.equal(roles.assistant.provider, 'openai');
 	});

@@ -86,7 +86,7 @@ export async function runMockEpisodes(seedIds: readonly string[], options: {univ
 	const universe = options.universe ?? loadUniverse();
 	const cwd = mkdtempSync(path.join(tmpdir(), 'cc-mock-dialogue-'));
 	const io: IO = {stdout: new PassThrough(), stderr: new PassThrough(), stdin: new PassThrough(), env: {CULTURECONVERSE_HOME: path.join(cwd, 'home'), CULTURECONVERSE_EMBEDDER: 'hash'}, cwd};
-	const runtime = createRuntime({flags: {sessionsDir: path.join(cwd, 'sessions')} as never, io, universe, quiet: true});
+	const runtime = createRuntime({options: {sessionsDir: path.join(cwd, 'sessions')}, io, universe, quiet: true});
 	const space = new SeedSpace(universe);
 	const sessions: Session[] = [];
 	const scores: Record<string, number[]> = Object.fromEntries(METRICS.map((metric) => [metric, []]));
