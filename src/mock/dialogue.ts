@@ -27,7 +27,7 @@ export function disclosedIds(turns: readonly Turn[]): Set<string> {
 	return ids;
 }
 
-type Reveal = {readonly id: string; readonly constraint: string; readonly why: string};
+type Reveal = {readonly id: string; readonly constraint: string; readonly why: string; readonly asked: boolean};
 
 /** The one constraint to reveal now, if any: the first whose condition the reply meets; on the last message, the first still held back. */
 function revealNow(sim: SimulatorMockInput, lastReply: string, lastChance: boolean): Reveal | undefined {
@@ -35,13 +35,13 @@ function revealNow(sim: SimulatorMockInput, lastReply: string, lastChance: boole
 	const pending = sim.blueprint.private.hiddenConstraints.map((item, index) => ({...item, id: `H${index + 1}`})).filter((item) => !out.has(item.id));
 	for (const item of pending) {
 		const cue = disclosureCue(item.discloseWhen);
-		if (disclosureMet(cue, lastReply, item.constraint)) return {id: item.id, constraint: item.constraint, why: `its condition is met (${item.discloseWhen}: ${describeCue(cue)})`};
+		if (disclosureMet(cue, lastReply, item.constraint)) return {id: item.id, constraint: item.constraint, why: `its condition is met (${item.discloseWhen}: ${describeCue(cue)})`, asked: cue.kind === 'asks'};
 	}
 	// The plan's own schedule decides which one the last message carries: the nearest phase's.
 	if (lastChance && pending.length > 0) {
 		const scheduled = sim.shards.slice(sim.shardIndex).flatMap((shard) => shard.disclose);
 		const item = pending.find((candidate) => scheduled.includes(candidate.constraint)) ?? pending[0]!;
-		return {id: item.id, constraint: item.constraint, why: 'this is the last message I have'};
+		return {id: item.id, constraint: item.constraint, why: 'this is the last message I have', asked: false};
 	}
 	return undefined;
 }
@@ -60,7 +60,7 @@ function meetsPhase(sim: SimulatorMockInput, lastReply: string): {ok: boolean; w
 		const subject = new Set(stemsOf(carried));
 		if (!stemsOf(lastReply).some((word) => subject.has(word))) return {ok: false, why: 'the reply does not take up the constraint I mentioned'};
 	}
-		// The phase's own constraint has not come out (its condition was never met): nothing to adapt to yet.
+	// The phase's own constraint has not come out (its condition was never met): nothing to adapt to yet.
 	const waiting = shard.disclose.some((text) => sim.blueprint.private.hiddenConstraints.some((item, index) => item.constraint === text && !disclosedIds(sim.turns).has(`H${index + 1}`)));
 	if (waiting) return {ok: true, why: 'the phase\'s constraint has not come up (its condition was not met), so the concrete reply is enough to move on'};
 	return {ok: true, why: `its success condition: ${stripEnd(shard.successCondition)}`};
@@ -115,8 +115,9 @@ export function mockSimulator(input: unknown): SimulatorTurn {
 		return {reasoning: `The reply is a start but does not yet fully meet: ${shard.successCondition}`, decision: 'CONTINUE_CURRENT', message: native?.example ?? 'That is a start, but could you make it more concrete? For example, what exactly would I say or do first?'};
 	}
 	const reasoning = `${phase.ok ? `The reply meets ${phase.why}` : `Not fully, but I asked once already (${phase.why}); moving on`}.${marker}`;
-	if (!next) return {reasoning, decision: 'ADVANCE_NEXT', message: native?.closing ?? 'Thank you, this is really helpful. I think I know what to do now.'};
-	if (reveal) return {reasoning, decision: 'ADVANCE_NEXT', message: revealText(pick(['Okay, that helps. One thing I should have mentioned:', 'Right. Since you ask, there is something else:', 'That makes sense. I should add one thing:'], `${key}#lead`))};
+	// The closing message thanks and leaves: a constraint nobody gave occasion for stays unsaid (and unmarked).
+	if (!next) return {reasoning: reasoning.replace(marker, ''), decision: 'ADVANCE_NEXT', message: native?.closing ?? 'Thank you, this is really helpful. I think I know what to do now.'};
+	if (reveal) return {reasoning, decision: 'ADVANCE_NEXT', message: revealText(reveal.asked ? pick(['Right. Since you ask, there is something else:', 'Good question. I should say:'], `${key}#lead`) : pick(['Okay, that helps. One thing I should have mentioned:', 'That makes sense. I should add one thing:'], `${key}#lead`))};
 	if (native) return {reasoning, decision: 'ADVANCE_NEXT', message: native.advance};
 	const last = sim.shardIndex + 1 === sim.shards.length - 1;
 	if (last) return {reasoning, decision: 'ADVANCE_NEXT', message: pick(['Okay, I think I have the pieces. Could you pull it together into what I should actually do, in order?', 'That helps. So what would you do first, and what exactly should I say?', 'Good. Can you turn that into something I can use as it is?'], `${key}#close`)};
