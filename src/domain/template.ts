@@ -2,9 +2,39 @@ import {z} from 'zod';
 
 export const SlotName = z.string().regex(/^[A-Z][A-Z0-9_]*$/, 'slot names are UPPER_SNAKE_CASE');
 
+/**
+ * What kind of value fills a slot. The generator writes the value to fit it, and the offline mock fills
+ * each kind from the curated lexicon (kb/lexicon/), so a date slot never receives a rite's name.
+ */
+export const SlotKind = z.enum(['relation', 'duration', 'date', 'amount', 'count', 'venue', 'dish', 'garment', 'ritual', 'object', 'title', 'free']);
+export type SlotKind = z.infer<typeof SlotKind>;
+
+/** One line per kind, for prompts and error messages: what a value of that kind looks like. */
+export const SLOT_KIND_HELP: Readonly<Record<SlotKind, string>> = {
+	relation: 'a person by their tie to the speaker ("my mother-in-law", "a senior colleague")',
+	duration: 'a length of time ("two weeks", "10 days")',
+	date: 'a point in time ("next Saturday", "the end of the month")',
+	amount: 'a sum of money or a budget ("about 300 dollars", "a tight budget")',
+	count: 'how many ("about 20 guests", "a dozen people")',
+	venue: 'a place ("the community hall", "my grandmother\'s house")',
+	dish: 'a dish or an ingredient ("a slow-cooked beef curry", "glutinous rice")',
+	garment: 'clothing ("a long-sleeved blouse", "a plain dark suit")',
+	ritual: 'a rite, ceremony, festival or occasion ("the naming ceremony", "a wedding reception")',
+	object: 'a thing: a gift, an item, a document ("a box of fruit", "the marriage certificate")',
+	title: 'a form of address or a work title ("the department head", "auntie")',
+	free: 'anything else, written as a short noun phrase that fits the sentence',
+};
+
 export const Slot = z.strictObject({
 	name: SlotName,
 	meaning: z.string().min(3),
+	kind: SlotKind,
+	/** The value is a countable noun (a dish, not "rice"); reads after "a"/"an". */
+	countable: z.boolean().optional(),
+	/** The value is plural ("sweets", "two aunts"): verbs after it agree. */
+	plural: z.boolean().optional(),
+	/** The value names a person (a relation or a title): "their {{X}}" reads "my X". */
+	person: z.boolean().optional(),
 });
 export type Slot = z.infer<typeof Slot>;
 
