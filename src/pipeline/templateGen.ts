@@ -1,7 +1,7 @@
 import {mkdirSync, writeFileSync, renameSync} from 'node:fs';
 import path from 'node:path';
 import {z} from 'zod';
-import {Slot, type Template} from '../domain/template.js';
+import {Slot, SLOT_KIND_HELP, type Template} from '../domain/template.js';
 import {renderPrompt} from '../llm/prompts.js';
 import type {CallEvent, ModelGateway} from '../llm/types.js';
 import {findCultureWord} from '../universe/cultureWords.js';
@@ -36,6 +36,11 @@ export function sketchSimilarity(a: string, b: string): number {
 	return union === 0 ? 0 : shared / union;
 }
 
+/** The kinds a slot may take, one per line, as the prompt lists them. */
+export function slotKindList(): string {
+	return Object.entries(SLOT_KIND_HELP).map(([kind, help]) => `  - ${kind}: ${help}`).join('\n');
+}
+
 export function draftProblems(draft: TemplateDraft, dimensions: ReadonlySet<string>): string[] {
 	const problems = slotProblems(draft).map((problem) => `"${draft.title}": ${problem}`);
 	const word = findCultureWord(`${draft.title}\n${draft.sketch}\n${draft.ask}`);
@@ -64,6 +69,7 @@ export async function generateTemplates(input: {universe: Universe; subdomain: S
 			dimensions: dimensions.join(', '),
 			existing_titles: existing.length > 0 ? existing.map((template) => `- ${template.title}: ${template.sketch}`).join('\n') : '(none yet)',
 			count: String(input.count),
+			slot_kinds: slotKindList(),
 		}),
 		schema: {name: 'templates', schema: TemplateBatch},
 		validate: (batch) => batch.templates.flatMap((draft) => draftProblems(draft, universe.dimensions)),
