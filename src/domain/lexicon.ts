@@ -27,6 +27,8 @@ export const LexiconFile = z.strictObject({
 	version: z.literal(1),
 	/** A region id of kb/universe/regions.json, or "common" for fillers that fit every region. */
 	region: z.string(),
+	/** ISO 4217 code of the region's currency, how the native opener names an amount. */
+	currency: z.string().regex(/^[A-Z]{3}$/).optional(),
 	entries: z.partialRecord(SlotKind, z.array(LexiconEntry)),
 });
 export type LexiconFile = z.infer<typeof LexiconFile>;

@@ -18,6 +18,11 @@ const OTHERS = /\b(?:hosts?|guests?|colleagues?|co-?workers?|neighbou?rs?|friend
 /** A food named in order to refuse it ("we have to avoid pork") keeps the rule, it does not break it. */
 const REFUSAL = /\b(?:avoid\w*|no|not|never|without|free of|forbid\w*|haram|halal|refus\w*|cannot|can't|don't|doesn't|abstain\w*|instead of|substitut\w*|skip\w*|rule against|ban\w*)\b/i;
 
+/** Whether a text is about someone else's rules (a host's, a guest's), which the persona may have to respect. */
+export function aboutOthers(text: string): boolean {
+	return OTHERS.test(text);
+}
+
 const escape = (word: string) => word.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/ /g, '\\s+');
 const patterns = new Map<string, RegExp>();
 function wordPattern(word: string): RegExp {
@@ -41,7 +46,7 @@ function owns(persona: Pick<Persona, 'tags' | 'region'>, owners: readonly string
  * alcohol) are not contradictions, nor is a forbidden food named to refuse it. Pure: the table is given.
  */
 export function personaContradictions(persona: Pick<Persona, 'tags' | 'region' | 'identity'>, text: string, table: RiteTable): PersonaContradiction[] {
-	if (OTHERS.test(text)) return [];
+	if (aboutOthers(text)) return [];
 	const found: PersonaContradiction[] = [];
 	for (const tradition of table.traditions) {
 		if (owns(persona, tradition.owners)) continue;

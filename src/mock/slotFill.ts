@@ -5,17 +5,32 @@ import {type Lexicon, lexiconEntries} from '../universe/lexicon.js';
 import {contentWords, pick, stripEnd} from './text.js';
 
 /** A slot's chosen filler: the lexicon entry, or (no entry fits) a plain phrase from the slot's meaning. */
-export type SlotChoice = {name: string; entry: LexiconEntry | null; value: string};
+export type SlotChoice = {name: string; entry: LexiconEntry; fromLexicon: boolean; value: string};
+
+/**
+ * A slot no lexicon entry fits reads as its meaning ("the guest's food rule"), shaped like an entry so
+ * the sentence decides its determiner; "how the money is held" reads "the way the money is held".
+ */
+function fromMeaning(meaning: string): LexiconEntry {
+	const text = stripEnd(meaning).replace(/^how (?!many|much|long|often|far|old|soon)/i, 'the way ');
+	const article = /^(a|an|the) /i.exec(text)?.[1]?.toLowerCase();
+	return {text: article ? text.slice(article.length + 1) : text, det: article === 'the' ? 'the' : article ? 'a' : 'none', topics: []};
+}
 
 /** Words after which a noun phrase takes no determiner of its own ("their {{X}}", "a {{X}}"). */
-const DETERMINER = /^(?:a|an|the|my|our|your|their|his|her|its|this|that|these|those|each|every|any|some|no|whose|one|another|other|same)$/i;
+const DETERMINER = /^(?:a|an|the|my|our|your|their|his|her|its|this|these|those|each|every|any|some|no|whose|one|another|other|same)$/i;
 /** Words between which and the slot there is no room for an adjective ("for small {{X}}" is rare; "has only {{X}}" common). */
 const NOT_ADJECTIVE = /^(?:to|for|at|in|on|with|by|from|of|about|as|is|are|was|were|has|have|had|and|or|but|only|than|into|near|before|after|until|during|within|between|including|like|such|whether|if|when|while)$/i;
 
-/** The words of a slot that topics are matched against: its name's parts and its meaning's content words, singular too. */
-function slotWords(slot: Pick<Slot, 'name' | 'meaning'>): Set<string> {
+/**
+ * The words of a slot that topics are matched against: its name's parts and its meaning's words,
+ * singular too. A free slot is matched on its name only: its meaning is a description ("a health or
+ * diet need among the guests") whose loose words would pull in an unrelated filler.
+ */
+function slotWords(slot: Pick<Slot, 'name' | 'meaning' | 'kind'>): Set<string> {
 	const words = new Set<string>();
-	for (const word of [...slot.name.toLowerCase().split('_'), ...contentWords(slot.meaning), ...(slot.meaning.toLowerCase().match(/[a-z-]+/g) ?? [])]) {
+	const meaning = slot.kind === 'free' ? [] : [...contentWords(slot.meaning), ...(slot.meaning.toLowerCase().match(/[a-z-]+/g) ?? [])];
+	for (const word of [...slot.name.toLowerCase().split('_'), ...meaning]) {
 		words.add(word);
 		if (word.endsWith('s') && word.length > 3) words.add(word.slice(0, -1));
 	}
@@ -44,11 +59,16 @@ export function chooseFillers(template: Pick<Template, 'sketch' | 'ask' | 'slots
 		const scored = entries.map((entry) => ({entry, score: entry.topics.filter((topic) => words.has(topic)).length}));
 		const best = Math.max(0, ...scored.map((item) => item.score));
 		let pool = best > 0 ? scored.filter((item) => item.score === best).map((item) => item.entry) : slot.kind === 'free' ? [] : scored.filter((item) => item.entry.topics.length === 0).map((item) => item.entry);
+		// A kind whose every filler is topical (a region's dishes) still fills a slot no topic names.
+		if (pool.length === 0 && slot.kind !== 'free') pool = entries;
 		if (slot.plural && pool.some((entry) => entry.plural)) pool = pool.filter((entry) => entry.plural);
-		if (pool.length === 0) return {name: slot.name, entry: null, value: stripEnd(slot.meaning).replace(/^(?:a|an|the) /i, 'a ')};
+		if (pool.length === 0) {
+			const fallback = fromMeaning(slot.meaning);
+			return {name: slot.name, entry: fallback, fromLexicon: false, value: standalone(fallback)};
+		}
 		const entry = pick(pool, `${key}:${slot.name}`);
 		taken.add(entry.text);
-		return {name: slot.name, entry, value: standalone(entry)};
+		return {name: slot.name, entry, fromLexicon: true, value: standalone(entry)};
 	});
 }
 
@@ -82,11 +102,11 @@ export function fillText(text: string, choices: readonly SlotChoice[]): string {
 		const previous = words.at(-1) ?? '';
 		const beforeThat = words.at(-2) ?? '';
 		const determined = DETERMINER.test(previous) || /'s$/.test(previous) || (DETERMINER.test(beforeThat) && /^[a-z-]+$/.test(previous) && !NOT_ADJECTIVE.test(previous));
-		let value = choice.entry ? (determined ? choice.entry.text : standalone(choice.entry)) : choice.value;
+		let value = determined ? choice.entry.text : standalone(choice.entry);
 		if (determined && /^(?:a|an)$/i.test(previous)) {
-			if (!choice.entry || choice.entry.det === 'a' || choice.entry.det === 'none') out = out.replace(/\b(a|an)(\s*)$/i, (_whole, word: string, space: string) => `${word[0] === 'A' ? article(value).replace(/^a/, 'A') : article(value)}${space}`);
+			if (choice.entry.det === 'a' || choice.entry.det === 'none') out = out.replace(/\b(a|an)(\s*)$/i, (_whole, word: string, space: string) => `${word[0] === 'A' ? article(value).replace(/^a/, 'A') : article(value)}${space}`);
 			// "a {{X}}" with a possessive or plural filler: the filler's own determiner wins.
-			if (choice.entry && (choice.entry.det === 'my' || choice.entry.det === 'our' || choice.entry.plural)) {
+			if (choice.entry.det === 'my' || choice.entry.det === 'our' || choice.entry.plural) {
 				out = out.replace(/\b(?:a|an)(\s*)$/i, '');
 				value = standalone(choice.entry);
 			}

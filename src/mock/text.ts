@@ -23,7 +23,7 @@ export function firstPerson(text: string): string {
 		.replace(/\bThe person asking is\b/g, 'I am')
 		// "Someone living in the city wants to cook" -> "As someone living in the city, I want to cook":
 		// the subject's own clause is kept whole and the main verb agrees with "I".
-		.replace(new RegExp(`\\b(?:Someone|A person|The person) ((?:who \\w+|\\w+ing)\\b[^.,;]*?) (${MAIN_VERB})\\b`, 'g'), (_whole, clause: string, verb: string) => `As someone ${clause}, I ${agreeWord(verb)}`)
+		.replace(new RegExp(`\\b(?:Someone|A person|The person) ((?:who \\w+|\\w+ing|with)\\b[^.,;]*?) (${MAIN_VERB})\\b`, 'g'), (_whole, clause: string, verb: string) => `As someone ${clause}, I ${agreeWord(verb)}`)
 		// "someone's former teacher" is "my former teacher", never "I's".
 		.replace(/\b(?:Someone|A person|The person)'s\b/g, 'My')
 		.replace(/\b(?:someone|a person)'s\b/g, 'my')
@@ -36,6 +36,8 @@ export function firstPerson(text: string): string {
 		.replace(/\b(?:a|the) person\b/g, 'me')
 		.replace(/\bSomeone\b/g, 'I')
 		// Lower-case "someone" is another person ("for someone who died") unless a verb follows it.
+		.replace(new RegExp(`\\bthe person (${MAIN_VERB})\\b`, 'g'), (_whole, verb: string) => `I ${agreeWord(verb)}`)
+		.replace(/\bone of them\b/g, 'one of us')
 		.replace(/\bsomeone (will|is|has)\b/g, (_whole, verb: string) => `I ${agreeWord(verb)}`)
 		.replace(/\bThey are\b/g, 'I am')
 		.replace(/\bthey are\b/g, 'I am')
@@ -52,7 +54,7 @@ export function firstPerson(text: string): string {
 }
 
 /** Third-person verbs and modals that end a subject's clause ("Someone living in X wants ..."). */
-const MAIN_VERB = '(?:has|is|was|wants|needs|keeps|finds|will|would|learns|must|can|cannot|should|gets|hopes|plans|asks|feels|worries|knows|expects|faces|lives|works|receives|received|attended|joined|ordered|borrowed|vowed)';
+const MAIN_VERB = '(?:has|is|was|wants|needs|keeps|finds|will|would|learns|must|can|cannot|should|gets|hopes|plans|asks|feels|worries|knows|expects|faces|lives|works|receives|received|attended|joined|ordered|borrowed|vowed|does|did|believes|thinks|prefers|fears|wishes|feels)';
 
 /** "has" -> "have", "wants" -> "want"; past forms and modals stay. */
 function agreeWord(verb: string): string {

@@ -10,6 +10,8 @@ export type Lexicon = {
 	/** Region id ("MY") or "common" -> kind -> fillers. */
 	readonly byRegion: ReadonlyMap<string, Partial<Record<SlotKind, readonly LexiconEntry[]>>>;
 	readonly rites: RiteTable;
+	/** Region id -> ISO currency code. */
+	readonly currency: ReadonlyMap<string, string>;
 };
 
 const cache = new Map<string, Lexicon>();
@@ -20,12 +22,14 @@ export function loadLexicon(kbDir: string = path.join(packageRoot(), 'kb')): Lex
 	if (known) return known;
 	const dir = path.join(kbDir, 'lexicon');
 	const byRegion = new Map<string, Partial<Record<SlotKind, readonly LexiconEntry[]>>>();
+	const currency = new Map<string, string>();
 	for (const file of listDataFiles(dir, '.json')) {
 		if (path.basename(file) === 'rites.json') continue;
 		const parsed = readJsonFile(file, LexiconFile, path.dirname(kbDir));
 		byRegion.set(parsed.region, parsed.entries);
+		if (parsed.currency) currency.set(parsed.region, parsed.currency);
 	}
-	const lexicon: Lexicon = {byRegion, rites: readJsonFile(path.join(dir, 'rites.json'), RiteTable, path.dirname(kbDir))};
+	const lexicon: Lexicon = {byRegion, currency, rites: readJsonFile(path.join(dir, 'rites.json'), RiteTable, path.dirname(kbDir))};
 	cache.set(kbDir, lexicon);
 	return lexicon;
 }
