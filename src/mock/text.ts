@@ -32,11 +32,11 @@ export function firstPerson(text: string): string {
 		.replace(/\b(?:A|The) (?:person|user|young adult|parent|family member)(?:'s) (?:the|a|an) /g, 'My ')
 		.replace(/\b(?:A|The) (?:person|user|young adult|parent|family member)(?:'s)\b/g, 'My')
 		.replace(/\b(?:a|the) (?:person|user)(?:'s)\b/g, 'my')
+		.replace(new RegExp(`\\b(?:the|a) person (${MAIN_VERB})\\b`, 'g'), (_whole, verb: string) => `I ${agreeWord(verb)}`)
 		.replace(/\b(?:A|The) person\b/g, 'I')
 		.replace(/\b(?:a|the) person\b/g, 'me')
 		.replace(/\bSomeone\b/g, 'I')
 		// Lower-case "someone" is another person ("for someone who died") unless a verb follows it.
-		.replace(new RegExp(`\\bthe person (${MAIN_VERB})\\b`, 'g'), (_whole, verb: string) => `I ${agreeWord(verb)}`)
 		.replace(/\bone of them\b/g, 'one of us')
 		.replace(/\bsomeone (will|is|has)\b/g, (_whole, verb: string) => `I ${agreeWord(verb)}`)
 		.replace(/\bThey are\b/g, 'I am')
