@@ -66,7 +66,9 @@ export function mockBlueprint(input: unknown): BlueprintDraft {
 	const situation = fillText(template.sketch, choices);
 	const ask = fillText(template.ask, choices);
 	const fits = (text: string) => contradictionsFor(persona, text).length === 0;
-	const initialMessage = `Hi, I could use some advice. ${firstPerson(situation)} ${askAsRequest(ask)}`;
+	// The persona's voice is put on the template's own words before the fillers go in, so no filler
+	// is rewritten ("offerings of fruit and flowers for" must not lose its plural to a verb rule).
+	const initialMessage = `Hi, I could use some advice. ${fillText(firstPerson(template.sketch), choices)} ${fillText(askAsRequest(template.ask), choices)}`;
 	// A passage whose wording the opening already carries cannot be hidden state: the code leak check
 	// would refuse every attempt (about 2% of seeds did), so the mock leaves such passages out.
 	const leaks = (text: string) => oracleLeaks(initialMessage, {tripwires: [], taboos: []} as unknown as OracleState, [{constraint: text}]).length > 0;
