@@ -23,7 +23,7 @@ export function mockTemplates(input: unknown): TemplateBatch {
 			title: `${subdomain.name}: ${shape.title} (mock)`,
 			sketch: shape.sketch,
 			ask: shape.ask,
-			slots: slotNames.map((name) => ({name, meaning: `${name.toLowerCase().replace(/_/g, ' ')} for ${subdomain.name.toLowerCase()}`, kind: KINDS[name] ?? 'free'})),
+			slots: slotNames.map((name) => ({name, meaning: `${name.toLowerCase().replace(/_/g, ' ')} for ${subdomain.name.toLowerCase()}`, kind: KINDS[name] ?? 'free', countable: null, plural: null, person: name === 'KEY_PERSON' || name === 'OTHER_HOUSEHOLD' ? true : null})),
 			dimensions: [dimensions[index % dimensions.length]!],
 		};
 	});
