@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import {readdirSync, readFileSync} from 'node:fs';
 import path from 'node:path';
 import {after, before, describe, it} from 'node:test';
 import type {BlueprintDraft} from '../src/domain/blueprint.js';
@@ -11,7 +10,7 @@ import {firstPerson} from '../src/mock/text.js';
 import {openerMismatch, personaFitProblems} from '../src/pipeline/blueprint.js';
 import {loadLexicon} from '../src/universe/lexicon.js';
 import {loadUniverse} from '../src/universe/load.js';
-import {type MockBlueprintRow, mockBlueprints, mockFigures, personaTexts, scratchKb, stratifiedSeeds} from './bench/mockBlueprints.js';
+import {kbTitleIn, kbTitles as readKbTitles, type MockBlueprintRow, mockBlueprints, mockFigures, personaTexts, scratchKb, stratifiedSeeds} from './bench/mockBlueprints.js';
 
 const universe = loadUniverse();
 const rites = loadLexicon().rites;
@@ -19,22 +18,7 @@ const persona = (id: string): Persona => universe.personas.find((candidate) => c
 /** The README's first tour: `npx cultureconverse run --seed my-tamil-hindu-a55-f:culinary.dietary-rules.02`. */
 const TOUR_SEED = 'my-tamil-hindu-a55-f:culinary.dietary-rules.02';
 
-/** Every KB passage title and taboo action, lower-cased: a slot value must never be one of them. */
-function kbTitles(): string[] {
-	const titles: string[] = [];
-	for (const kind of ['cultural', 'taboo']) {
-		const dir = path.join(universe.root, 'kb', kind);
-		for (const file of readdirSync(dir).filter((name) => name.endsWith('.jsonl'))) {
-			for (const line of readFileSync(path.join(dir, file), 'utf8').split('\n')) {
-				if (!line.trim()) continue;
-				const row = JSON.parse(line) as {title?: string; action?: string};
-				const title = (row.title ?? row.action ?? '').toLowerCase().replace(/[.!?]+$/, '').trim();
-				if (title.length >= 8) titles.push(title);
-			}
-		}
-	}
-	return titles;
-}
+const kbTitles = () => readKbTitles(path.join(universe.root, 'kb'));
 
 /** Grammar the first-person rewriting and slot filling used to break (issue 23). */
 const BROKEN: ReadonlyArray<[string, RegExp]> = [
@@ -68,9 +52,7 @@ describe('offline mock blueprints: the tour seed and 50 stratified seeds', () =>
 		assert.ok(titles.length > 500, 'the KB titles were read');
 		for (const row of rows) {
 			for (const slot of row.draft.private.slots) {
-				const value = slot.value.toLowerCase();
-				// A title of three words or more inside a value is a pasted passage; a shorter one ("mental health") can be a coincidence of the slot's own meaning.
-				const title = titles.find((candidate) => value === candidate || (candidate.split(' ').length >= 3 && value.includes(candidate)));
+				const title = kbTitleIn(slot.value, titles);
 				assert.equal(title, undefined, `${row.seed.id} ${slot.name}="${slot.value}" is the KB title "${title}"`);
 			}
 		}

@@ -8,7 +8,8 @@
  */
 import {loadUniverse} from '../../src/universe/load.js';
 import {dialogueFigures} from './mockDialogue.js';
-import {mockBlueprints, mockFigures, scratchKb, stratifiedSeeds} from './mockBlueprints.js';
+import path from 'node:path';
+import {kbTitles, mockBlueprints, mockFigures, scratchKb, stratifiedSeeds} from './mockBlueprints.js';
 
 const size = Number(process.env['BENCH_SEEDS'] ?? 2000);
 const universe = loadUniverse();
@@ -24,7 +25,7 @@ const {kb, close} = await scratchKb(universe);
 let figures;
 try {
 	const rows = await mockBlueprints(universe, kb, seeds);
-	figures = mockFigures(rows);
+	figures = mockFigures(rows, kbTitles(path.join(universe.root, 'kb')));
 } finally {
 	close();
 }
@@ -33,6 +34,7 @@ const share = (n: number, of: number) => `${n}/${of} (${((100 * n) / Math.max(1,
 const rows: Array<[string, string]> = [
 	['blueprints', String(figures.blueprints)],
 	['slots filled from the lexicon', share(figures.lexiconSlots, figures.slots)],
+	['slots holding a KB title (target 0)', share(figures.kbTitleSlots, figures.slots)],
 	['persona contradictions per 1,000 blueprints (target 0)', ((1000 * figures.contradictions) / Math.max(1, figures.blueprints)).toFixed(2)],
 	['native/English openers agreeing (numbers + script)', share(figures.openersAgree, figures.blueprints)],
 	['blueprints failing the code checks on the first attempt', share(figures.codeCheckFailures, figures.blueprints)],

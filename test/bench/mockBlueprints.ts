@@ -4,7 +4,7 @@
  * native/English opener agreement (the numbers check and the native-script check the code audit uses).
  * Used by `npm run bench:mock` (test/bench/mock.bench.ts) and test/mock-offline-slots.test.ts.
  */
-import {mkdtempSync, rmSync} from 'node:fs';
+import {mkdtempSync, readdirSync, readFileSync, rmSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import path from 'node:path';
 import type {BlueprintDraft} from '../../src/domain/blueprint.js';
@@ -78,10 +78,37 @@ export function personaTexts(draft: BlueprintDraft): string[] {
 	return [...draft.private.slots.map((slot) => slot.value), draft.public.initialMessage, ...draft.private.hiddenConstraints.map((item) => item.constraint)];
 }
 
+/** Every KB passage title and taboo action, lower-cased (8 characters or more). */
+export function kbTitles(kbDir: string): string[] {
+	const titles: string[] = [];
+	for (const kind of ['cultural', 'taboo']) {
+		const dir = path.join(kbDir, kind);
+		for (const file of readdirSync(dir).filter((name) => name.endsWith('.jsonl'))) {
+			for (const line of readFileSync(path.join(dir, file), 'utf8').split('\n')) {
+				if (!line.trim()) continue;
+				const row = JSON.parse(line) as {title?: string; action?: string};
+				const title = (row.title ?? row.action ?? '').toLowerCase().replace(/[.!?]+$/, '').trim();
+				if (title.length >= 8) titles.push(title);
+			}
+		}
+	}
+	return titles;
+}
+
+/**
+ * The KB title a slot value is, or holds: the whole title, or one of three words or more inside it (a
+ * shorter one, "mental health", can be a coincidence of the slot's own meaning).
+ */
+export function kbTitleIn(value: string, titles: readonly string[]): string | undefined {
+	const text = value.toLowerCase();
+	return titles.find((title) => text === title || (title.split(' ').length >= 3 && text.includes(title)));
+}
+
 export type MockFigures = {
 	blueprints: number;
 	slots: number;
 	lexiconSlots: number;
+	kbTitleSlots: number;
 	contradictions: number;
 	contradictionExamples: string[];
 	openersAgree: number;
@@ -90,12 +117,13 @@ export type MockFigures = {
 	codeCheckExamples: string[];
 };
 
-export function mockFigures(rows: readonly MockBlueprintRow[]): MockFigures {
-	const figures: MockFigures = {blueprints: rows.length, slots: 0, lexiconSlots: 0, contradictions: 0, contradictionExamples: [], openersAgree: 0, openerExamples: [], codeCheckFailures: 0, codeCheckExamples: []};
+export function mockFigures(rows: readonly MockBlueprintRow[], titles: readonly string[] = []): MockFigures {
+	const figures: MockFigures = {blueprints: rows.length, slots: 0, lexiconSlots: 0, kbTitleSlots: 0, contradictions: 0, contradictionExamples: [], openersAgree: 0, openerExamples: [], codeCheckFailures: 0, codeCheckExamples: []};
 	for (const row of rows) {
 		for (const slot of row.draft.private.slots) {
 			figures.slots++;
 			if (fromLexicon(row, slot.name, slot.value)) figures.lexiconSlots++;
+			if (kbTitleIn(slot.value, titles)) figures.kbTitleSlots++;
 		}
 		const found = personaTexts(row.draft).flatMap((text) => contradictionsFor(row.persona, text).map((item) => `${row.seed.id}: ${item.reason} in "${text.slice(0, 120)}"`));
 		if (found.length > 0) {
