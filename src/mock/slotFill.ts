@@ -38,6 +38,13 @@ function slotWords(slot: Pick<Slot, 'name' | 'meaning' | 'kind'>): Set<string> {
 	return words;
 }
 
+/** Words of slot names that say nothing of the value ("USUAL_ACTIVITY" is an activity). */
+const GENERIC_NAME_WORDS = new Set('usual own main daily other new current preferred family household personal specific common local key first last previous recent shared typical required expected customary traditional for of the a an to in on at with and or'.split(' '));
+
+function nameWords(name: string): string[] {
+	return name.toLowerCase().split('_').filter(Boolean);
+}
+
 /** The words before the slot's first use in the sketch or ask, for fillers that need a preposition ("within"). */
 function wordBefore(template: Pick<Template, 'sketch' | 'ask'>, name: string): string {
 	const match = new RegExp(`(\\S+)\\s+\\{\\{${name}\\}\\}`).exec(`${template.sketch} ${template.ask}`);
@@ -56,7 +63,10 @@ export function chooseFillers(template: Pick<Template, 'sketch' | 'ask' | 'slots
 		const words = slotWords(slot);
 		const before = wordBefore(template, slot.name);
 		const entries = lexiconEntries(lexicon, persona, slot.kind).filter((entry) => !taken.has(entry.text) && (!entry.after || entry.after.includes(before)));
-		const scored = entries.map((entry) => ({entry, score: entry.topics.filter((topic) => words.has(topic)).length}));
+		// A free slot is matched on its name, and a filler must account for every specific word of it:
+		// "CLEANSING_PRACTICE" is not a prayer routine just because "PRACTICE" is among a prayer's topics.
+		const covers = (entry: LexiconEntry) => slot.kind !== 'free' || nameWords(slot.name).every((word) => GENERIC_NAME_WORDS.has(word) || entry.topics.includes(word) || entry.topics.includes(word.replace(/s$/, '')));
+		const scored = entries.filter(covers).map((entry) => ({entry, score: entry.topics.filter((topic) => words.has(topic)).length}));
 		const best = Math.max(0, ...scored.map((item) => item.score));
 		let pool = best > 0 ? scored.filter((item) => item.score === best).map((item) => item.entry) : slot.kind === 'free' ? [] : scored.filter((item) => item.entry.topics.length === 0).map((item) => item.entry);
 		// A kind whose every filler is topical (a region's dishes) still fills a slot no topic names.
