@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import {mkdirSync, writeFileSync} from 'node:fs';
 import path from 'node:path';
 import {after, before, describe, it} from 'node:test';
 import type {BlueprintDraft} from '../src/domain/blueprint.js';
@@ -10,6 +11,7 @@ import {firstPerson} from '../src/mock/text.js';
 import {openerMismatch, personaFitProblems} from '../src/pipeline/blueprint.js';
 import {loadLexicon} from '../src/universe/lexicon.js';
 import {loadUniverse} from '../src/universe/load.js';
+import {tempDir} from './helpers/tmp.js';
 import {kbTitleIn, kbTitles as readKbTitles, type MockBlueprintRow, mockBlueprints, mockFigures, personaTexts, scratchKb, stratifiedSeeds} from './bench/mockBlueprints.js';
 
 const universe = loadUniverse();
@@ -114,6 +116,19 @@ describe('persona fit', () => {
 		assert.equal(problems.length, 2, problems.join('\n'));
 		assert.match(problems[0]!, /private\.slots OWN_RITE: 'church'/);
 		assert.match(problems[1]!, /private\.hiddenConstraints\[0\]: 'doljanchi'/);
+	});
+});
+
+describe('typed slots on read', () => {
+	it('gives a user template written before slot kinds "free" slots, and refuses a shipped-style file with a bad kind', () => {
+		const home = tempDir();
+		mkdirSync(path.join(home, 'templates'));
+		const template = {id: 'culinary.dietary-rules.91', subdomain: 'culinary.dietary-rules', title: 'An older generated template', sketch: 'Someone hosts {{GUESTS}} at {{PLACE}} for a family dinner.', ask: 'They ask for a menu plan.', slots: [{name: 'GUESTS', meaning: 'how many come'}, {name: 'PLACE', meaning: 'the venue', kind: 'venue'}], dimensions: ['hospitality']};
+		writeFileSync(path.join(home, 'templates', 'old.json'), JSON.stringify({version: 1, templates: [template]}));
+		const loaded = loadUniverse({userTemplatesDir: path.join(home, 'templates')}).templateById.get('culinary.dietary-rules.91');
+		assert.deepEqual(loaded?.slots.map((slot) => slot.kind), ['free', 'venue']);
+		writeFileSync(path.join(home, 'templates', 'old.json'), JSON.stringify({version: 1, templates: [{...template, slots: [{name: 'GUESTS', meaning: 'how many come', kind: 'crowd'}, template.slots[1]]}]}));
+		assert.throws(() => loadUniverse({userTemplatesDir: path.join(home, 'templates')}), /slots\[0\]\.kind/);
 	});
 });
 

@@ -58,5 +58,23 @@ export const TemplatesFile = z.strictObject({
 	templates: z.array(Template),
 });
 
+/**
+ * A user's templates file as read: files written before slots had kinds (`templates generate` of an
+ * older version) get `kind: "free"` on every slot without one, which is how such slots were filled
+ * then; the shipped files are read with `TemplatesFile` and must type every slot.
+ */
+export const UserTemplatesFile = z.preprocess((raw) => {
+	if (!raw || typeof raw !== 'object' || !Array.isArray((raw as {templates?: unknown}).templates)) return raw;
+	const file = raw as {templates: unknown[]};
+	return {
+		...file,
+		templates: file.templates.map((template) => {
+			if (!template || typeof template !== 'object' || !Array.isArray((template as {slots?: unknown}).slots)) return template;
+			const slots = (template as {slots: unknown[]}).slots.map((slot) => (slot && typeof slot === 'object' && !('kind' in slot) ? {...slot, kind: 'free'} : slot));
+			return {...template, slots};
+		}),
+	};
+}, TemplatesFile);
+
 /** A template as listed and resolved, with its domain made explicit. */
 export type ResolvedTemplate = Template & {domain: string; source: string};
