@@ -62,3 +62,12 @@ export function personaContradictions(persona: Pick<Persona, 'tags' | 'region' |
 	}
 	return found;
 }
+
+/**
+ * A slot value read with what the slot means: "beef" filling "an ingredient common in the host's
+ * cooking" is the host's food, not the persona's, so only the value of a slot about the persona's own
+ * things is held to its tags.
+ */
+export function slotContradictions(persona: Pick<Persona, 'tags' | 'region' | 'identity'>, value: string, meaning: string, table: RiteTable): PersonaContradiction[] {
+	return aboutOthers(meaning) ? [] : personaContradictions(persona, value, table);
+}

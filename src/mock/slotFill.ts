@@ -62,7 +62,7 @@ export function chooseFillers(template: Pick<Template, 'sketch' | 'ask' | 'slots
 	return template.slots.map((slot) => {
 		const words = slotWords(slot);
 		const before = wordBefore(template, slot.name);
-		const entries = lexiconEntries(lexicon, persona, slot.kind).filter((entry) => !taken.has(entry.text) && (!entry.after || entry.after.includes(before)));
+		const entries = lexiconEntries(lexicon, persona, slot.kind, slot.meaning).filter((entry) => !taken.has(entry.text) && (!entry.after || entry.after.includes(before)));
 		// A free slot is matched on its name, and a filler must account for every specific word of it:
 		// "CLEANSING_PRACTICE" is not a prayer routine just because "PRACTICE" is among a prayer's topics.
 		const covers = (entry: LexiconEntry) => slot.kind !== 'free' || nameWords(slot.name).every((word) => GENERIC_NAME_WORDS.has(word) || entry.topics.includes(word) || entry.topics.includes(word.replace(/s$/, '')));

@@ -8,6 +8,7 @@ import type {Language, Persona, Region} from '../domain/universe.js';
 import {checkLanguage} from '../lang/detect.js';
 import {renderPrompt} from '../llm/prompts.js';
 import type {CallEvent, ModelGateway} from '../llm/types.js';
+import {aboutOthers} from '../domain/personaFit.js';
 import {contradictionsFor} from '../universe/lexicon.js';
 import type {SubdomainInfo, Universe} from '../universe/load.js';
 import {oracleLeaks} from './leak.js';
@@ -125,9 +126,11 @@ export function blueprintProblems(draft: BlueprintDraft, context: BlueprintConte
  * offline mock's choices pass): a Tamil Hindu's own "church rules" or a Ryukyuan's "dol" is refused
  * and re-asked like any other code check. Rules kept for someone else (a host's pork) pass.
  */
-export function personaFitProblems(draft: BlueprintDraft, context: Pick<BlueprintContext, 'persona'>): string[] {
+export function personaFitProblems(draft: BlueprintDraft, context: Pick<BlueprintContext, 'persona'> & {readonly template: Pick<ResolvedTemplate, 'slots'>}): string[] {
+	// A slot about someone else's things (its meaning names the host, a guest, a colleague) may hold their rules and food.
+	const meanings = new Map(context.template.slots.map((slot) => [slot.name, slot.meaning]));
 	const texts: Array<[string, string]> = [
-		...draft.private.slots.map((slot): [string, string] => [`private.slots ${slot.name}`, slot.value]),
+		...draft.private.slots.filter((slot) => !aboutOthers(meanings.get(slot.name) ?? '')).map((slot): [string, string] => [`private.slots ${slot.name}`, slot.value]),
 		['public.initialMessage', draft.public.initialMessage],
 		...draft.private.hiddenConstraints.map((item, index): [string, string] => [`private.hiddenConstraints[${index}]`, item.constraint]),
 	];

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import {LexiconFile, type LexiconEntry, RiteTable} from '../domain/lexicon.js';
-import {personaContradictions, type PersonaContradiction} from '../domain/personaFit.js';
+import {personaContradictions, type PersonaContradiction, slotContradictions} from '../domain/personaFit.js';
 import type {SlotKind} from '../domain/template.js';
 import type {Persona} from '../domain/universe.js';
 import {packageRoot} from '../util/paths.js';
@@ -34,10 +34,13 @@ export function loadLexicon(kbDir: string = path.join(packageRoot(), 'kb')): Lex
 	return lexicon;
 }
 
-/** The fillers of one kind a persona may use: its region's, then the common ones, persona tags applied. */
-export function lexiconEntries(lexicon: Lexicon, persona: Pick<Persona, 'region' | 'tags' | 'identity'>, kind: SlotKind): LexiconEntry[] {
+/**
+ * The fillers of one kind a persona may use: its region's, then the common ones, persona tags applied
+ * and persona fit checked (for a slot about someone else's things, `meaning` says so: a host's pork).
+ */
+export function lexiconEntries(lexicon: Lexicon, persona: Pick<Persona, 'region' | 'tags' | 'identity'>, kind: SlotKind, meaning = ''): LexiconEntry[] {
 	const all = [...(lexicon.byRegion.get(persona.region)?.[kind] ?? []), ...(lexicon.byRegion.get('common')?.[kind] ?? [])];
-	return all.filter((entry) => (!entry.tags || entry.tags.some((tag) => persona.tags.includes(tag))) && !entry.avoid?.some((tag) => persona.tags.includes(tag)) && personaContradictions(persona, entry.text, lexicon.rites).length === 0);
+	return all.filter((entry) => (!entry.tags || entry.tags.some((tag) => persona.tags.includes(tag))) && !entry.avoid?.some((tag) => persona.tags.includes(tag)) && slotContradictions(persona, entry.text, meaning, lexicon.rites).length === 0);
 }
 
 /** personaContradictions with the shipped rite table (the mock and the pipeline's code audit share it). */

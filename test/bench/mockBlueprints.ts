@@ -15,8 +15,8 @@ import {checkLanguage} from '../../src/lang/detect.js';
 import {KnowledgeBase} from '../../src/kb/knowledgeBase.js';
 import {retrieveEvidence} from '../../src/kb/retrieve.js';
 import {mockBlueprint} from '../../src/mock/blueprint.js';
-import {blueprintContextFor, blueprintProblems, openerMismatch, type BlueprintContext} from '../../src/pipeline/blueprint.js';
-import {contradictionsFor, lexiconEntries, loadLexicon} from '../../src/universe/lexicon.js';
+import {blueprintContextFor, blueprintProblems, openerMismatch, personaFitProblems, type BlueprintContext} from '../../src/pipeline/blueprint.js';
+import {lexiconEntries, loadLexicon} from '../../src/universe/lexicon.js';
 import type {Universe} from '../../src/universe/load.js';
 import {SeedSpace} from '../../src/universe/seeds.js';
 import {fnv1a} from '../../src/util/hash.js';
@@ -70,12 +70,15 @@ export function fromLexicon(row: MockBlueprintRow, slotName: string, value: stri
 	const slot = row.template.slots.find((candidate) => candidate.name === slotName);
 	if (!slot) return false;
 	const bare = value.replace(/^(?:a|an|the|my|our) /i, '');
-	return lexiconEntries(loadLexicon(), row.persona, slot.kind).some((entry) => entry.text === bare || entry.text === value);
+	return lexiconEntries(loadLexicon(), row.persona, slot.kind, slot.meaning).some((entry) => entry.text === bare || entry.text === value);
 }
 
-/** Every persona-authored text of a draft the persona-fit check reads: slot values, the situation, hidden constraints. */
-export function personaTexts(draft: BlueprintDraft): string[] {
-	return [...draft.private.slots.map((slot) => slot.value), draft.public.initialMessage, ...draft.private.hiddenConstraints.map((item) => item.constraint)];
+/**
+ * The contradictions of a draft, as the pipeline's code check finds them: slot values read with their
+ * meaning (a host's pork is the host's), the opener and every hidden constraint.
+ */
+export function draftContradictions(row: Pick<MockBlueprintRow, 'draft' | 'context'>): string[] {
+	return personaFitProblems(row.draft, row.context);
 }
 
 /** Every KB passage title and taboo action, lower-cased (8 characters or more). */
@@ -125,7 +128,7 @@ export function mockFigures(rows: readonly MockBlueprintRow[], titles: readonly 
 			if (fromLexicon(row, slot.name, slot.value)) figures.lexiconSlots++;
 			if (kbTitleIn(slot.value, titles)) figures.kbTitleSlots++;
 		}
-		const found = personaTexts(row.draft).flatMap((text) => contradictionsFor(row.persona, text).map((item) => `${row.seed.id}: ${item.reason} in "${text.slice(0, 120)}"`));
+		const found = draftContradictions(row).map((problem) => `${row.seed.id}: ${problem}`);
 		if (found.length > 0) {
 			figures.contradictions++;
 			if (figures.contradictionExamples.length < 5) figures.contradictionExamples.push(found[0]!);
