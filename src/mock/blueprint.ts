@@ -1,11 +1,10 @@
 import type {BlueprintAudit, BlueprintDraft, OracleState} from '../domain/blueprint.js';
-import {oracleLeaks} from '../pipeline/leak.js';
 import type {EvidenceHit} from '../domain/kb.js';
-import type {Persona} from '../domain/universe.js';
-import type {BlueprintAuditMockInput, BlueprintMockInput} from '../pipeline/blueprint.js';
 import {aboutOthers} from '../domain/personaFit.js';
 import type {SlotKind} from '../domain/template.js';
-import type {DomainId} from '../domain/universe.js';
+import type {DomainId, Persona} from '../domain/universe.js';
+import type {BlueprintAuditMockInput, BlueprintMockInput} from '../pipeline/blueprint.js';
+import {oracleLeaks} from '../pipeline/leak.js';
 import {contradictionsFor, loadLexicon} from '../universe/lexicon.js';
 import {type AskKind, nativeOpener, type OpenerFigure} from './phrasebook.js';
 import {chooseFillers, fillText, type SlotChoice} from './slotFill.js';
@@ -75,7 +74,7 @@ export function mockBlueprint(input: unknown): BlueprintDraft {
 	const taboos = evidence.taboo.filter((hit) => applicableTaboo(hit, persona) && fits(`We have to avoid ${lowerFirst(stripEnd(hit.title))}.`) && !leaks(`${stripEnd(hit.title)}: ${hit.text}`) && !leaks(`We have to avoid ${lowerFirst(stripEnd(hit.title))}.`) && !leaks(`Recommends or endorses: ${lowerFirst(stripEnd(hit.title))}`));
 	const hidden = [
 		...taboos.slice(0, 2).map((hit) => ({constraint: `We have to avoid ${lowerFirst(stripEnd(hit.title))}.`, discloseWhen: 'when the assistant suggests something that would run into it'})),
-		// Passages already used to fill slots appear in the opening message, so they cannot be hidden.
+		// A custom is "my family's" only when it is the persona's community's and reads as its own (persona fit).
 		...evidence.cultural.filter((hit) => ownCustom(hit, persona) && fits(`In my family we care about this: ${lowerFirst(stripEnd(hit.title))}.`) && !leaks(`In my family we care about this: ${lowerFirst(stripEnd(hit.title))}.`)).slice(0, Math.max(1, 2 - Math.min(2, taboos.length))).map((hit) => ({constraint: `In my family we care about this: ${lowerFirst(stripEnd(hit.title))}.`, discloseWhen: 'only if the assistant asks about family customs'})),
 	];
 	if (hidden.length === 0) hidden.push({constraint: 'An elder in my family has the final say and expects to be consulted first.', discloseWhen: 'when the assistant proposes a plan'});
