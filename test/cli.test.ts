@@ -139,7 +139,7 @@ describe('cli: bad input', () => {
 		const kb = copyKb();
 		const file = path.join(kb, 'templates', 'health.json');
 		const data = JSON.parse(readFileSync(file, 'utf8'));
-		data.templates[2].slots.push({name: 'NEVER_USED', meaning: 'a slot nobody uses'});
+		data.templates[2].slots.push({name: 'NEVER_USED', meaning: 'a slot nobody uses', kind: 'free'});
 		writeFileSync(file, JSON.stringify(data));
 		const result = await runCli(['personas'], {env: {CULTURECONVERSE_KB_DIR: kb}});
 		assert.equal(result.code, 2);

@@ -13,12 +13,6 @@ import {describe, it} from 'node:test';
 const REPO = path.resolve(import.meta.dirname, '..');
 const PAGES = ['README.md', ...readdirSync(path.join(REPO, 'docs')).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`)];
 
-/**
- * Pages another branch of the same issue writes (docs/offline.md: the offline default). Until that
- * branch is merged a link to one is excused only while the file is missing; once it exists its
- * anchors are checked like any other.
- */
-const WRITTEN_ELSEWHERE = new Set(['docs/offline.md']);
 
 /** GitHub's heading anchor: lower case, punctuation but `-` and `_` dropped, spaces to hyphens. */
 export function anchorOf(heading: string): string {
@@ -75,7 +69,7 @@ function problem(link: Link): string | undefined {
 	const [file, anchor] = link.target.split('#') as [string, string | undefined];
 	const resolved = file === '' ? link.page : path.posix.normalize(path.posix.join(path.posix.dirname(link.page), file));
 	const absolute = path.join(REPO, resolved);
-	if (!existsSync(absolute)) return WRITTEN_ELSEWHERE.has(resolved) ? undefined : `${resolved} does not exist`;
+	if (!existsSync(absolute)) return `${resolved} does not exist`;
 	if (anchor === undefined || statSync(absolute).isDirectory()) return undefined;
 	if (!resolved.endsWith('.md')) return `#${anchor} on a file that is not a page`;
 	return anchorsOf(readFileSync(absolute, 'utf8')).has(anchor) ? undefined : `${resolved} has no heading #${anchor}`;

@@ -71,7 +71,7 @@ describe('kb: scoring rules', () => {
 	});
 
 	it('fills a sketch with its slot meanings', () => {
-		assert.equal(filledSketch({sketch: 'Hosting {{GUESTS}} at {{PLACE}}; {{UNKNOWN}} stays.', slots: [{name: 'GUESTS', meaning: 'the guests expected'}, {name: 'PLACE', meaning: 'the venue'}]}), 'Hosting the guests expected at the venue; {{UNKNOWN}} stays.');
+		assert.equal(filledSketch({sketch: 'Hosting {{GUESTS}} at {{PLACE}}; {{UNKNOWN}} stays.', slots: [{name: 'GUESTS', meaning: 'the guests expected', kind: 'count'}, {name: 'PLACE', meaning: 'the venue', kind: 'venue'}]}), 'Hosting the guests expected at the venue; {{UNKNOWN}} stays.');
 	});
 
 	it('removes near-duplicates greedily in rank order', () => {

@@ -19,7 +19,7 @@ describe('offline mock: first-person rewriting of template sketches', () => {
 });
 
 describe('offline mock: slot values from the persona', () => {
-	it('fills a food rule from the persona\'s religion and a senior colleague\'s title with a work title', async () => {
+	it('fills a food rule from the persona\'s religion and a senior colleague\'s title with a form of address of the persona\'s community', async () => {
 		const home = tempDir();
 		const blueprint = async (persona: string) => {
 			const result = await runCli(['blueprint', `${persona}:culinary.dietary-rules.01`, '--json'], {env: {CULTURECONVERSE_HOME: home, CULTURECONVERSE_EMBEDDER: 'hash'}, cwd: home});
@@ -29,9 +29,11 @@ describe('offline mock: slot values from the persona', () => {
 		};
 		const tamil = await blueprint('my-tamil-hindu-a55-f');
 		assert.equal(tamil.slots['DIETARY_RULE'], 'a no-beef rule');
-		assert.match(tamil.slots['SENIOR_COLLEAGUE_TITLE']!, /team leader|department head|senior colleague/);
+		// A title slot takes a name with its honorific from the region's lexicon, one the persona's community uses.
+		assert.match(tamil.slots['SENIOR_COLLEAGUE_TITLE']!, /^(?:Mr|Madam) [A-Z]\w+$/);
 		assert.match(tamil.message, /I follow a no-beef rule and suspect /);
 		const malay = await blueprint('my-malay-muslim-a18-m');
 		assert.equal(malay.slots['DIETARY_RULE'], 'halal food rules');
+		assert.match(malay.slots['SENIOR_COLLEAGUE_TITLE']!, /^(?:Encik|Puan|Datuk) [A-Z]\w+$/);
 	});
 });

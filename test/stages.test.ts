@@ -65,9 +65,10 @@ describe('stage commands against an OpenAI-compatible endpoint', () => {
 	it('templates generate keeps valid drafts and rejects culture-specific or duplicate ones', async () => {
 		h.fake.reset();
 		const existing = loadUniverse().templates.find((template) => template.subdomain === 'domestic.eldercare')!;
-		const valid = {title: 'Sharing night shifts with a sibling', sketch: 'Two siblings take turns staying overnight with {{ELDER_RELATIVE}} after {{HEALTH_EVENT}}, but one of them works {{WORK_PATTERN}}.', ask: 'They ask for a fair rota and a way to propose it.', slots: [{name: 'ELDER_RELATIVE', meaning: 'the elder being cared for'}, {name: 'HEALTH_EVENT', meaning: 'what happened'}, {name: 'WORK_PATTERN', meaning: 'the sibling\'s working hours'}], dimensions: ['kinship-obligation']};
-		const cultural = {...valid, title: 'Ramadan visits', sketch: 'During Ramadan someone visits {{ELDER_RELATIVE}} every evening.', slots: [{name: 'ELDER_RELATIVE', meaning: 'an elder'}]};
-		const duplicate = {title: existing.title, sketch: existing.sketch, ask: existing.ask, slots: existing.slots, dimensions: existing.dimensions};
+		const valid = {title: 'Sharing night shifts with a sibling', sketch: 'Two siblings take turns staying overnight with {{ELDER_RELATIVE}} after {{HEALTH_EVENT}}, but one of them works {{WORK_PATTERN}}.', ask: 'They ask for a fair rota and a way to propose it.', slots: [{name: 'ELDER_RELATIVE', meaning: 'the elder being cared for', kind: 'relation', countable: null, plural: null, person: true}, {name: 'HEALTH_EVENT', meaning: 'what happened', kind: 'free', countable: null, plural: null, person: null}, {name: 'WORK_PATTERN', meaning: 'the sibling\'s working hours', kind: 'free', countable: null, plural: null, person: null}], dimensions: ['kinship-obligation']};
+		const cultural = {...valid, title: 'Ramadan visits', sketch: 'During Ramadan someone visits {{ELDER_RELATIVE}} every evening.', slots: [{name: 'ELDER_RELATIVE', meaning: 'an elder', kind: 'relation', countable: null, plural: null, person: true}]};
+		// The draft schema wants every slot constraint present (null: does not apply), as structured outputs do.
+		const duplicate = {title: existing.title, sketch: existing.sketch, ask: existing.ask, slots: existing.slots.map((slot) => ({countable: null, plural: null, person: null, ...slot})), dimensions: existing.dimensions};
 		h.fake.setHandler((request) => (request.stage === 'templates' ? {json: {templates: [valid, duplicate]}} : undefined));
 		h.fake.enqueue({json: {templates: [cultural]}});
 		const home = path.join(h.cwd, 'gen-home');

@@ -69,6 +69,26 @@ describe('templates: shipped set', () => {
 		assert.deepEqual({close, repeated}, {close: [], repeated: []}, `near-duplicate sketches:\n${close.join('\n') || '(none)'}\nrepeated titles:\n${repeated.join('\n') || '(none)'}`);
 	});
 
+	it('types every slot: a kind, person slots as relations or titles, and number-like names as their kind', () => {
+		const problems: string[] = [];
+		const kinds = new Map<string, number>();
+		for (const template of templates) {
+			for (const slot of template.slots) {
+				kinds.set(slot.kind, (kinds.get(slot.kind) ?? 0) + 1);
+				if (slot.person && slot.kind !== 'relation' && slot.kind !== 'title') problems.push(`${template.id} ${slot.name}: person but ${slot.kind}`);
+				// Names whose last word says what the value is must carry that kind, or the mock fills "next Saturday" with a dish.
+				const head = slot.name.split('_').at(-1)!;
+				const want = ({BUDGET: 'amount', PRICE: 'amount', DATE: 'date', DEADLINE: 'date', COUNT: 'count', VENUE: 'venue', GARMENT: 'garment', DISH: 'dish', CEREMONY: 'ritual', RITE: 'ritual'} as Record<string, string>)[head];
+				if (want && slot.kind !== want) problems.push(`${template.id} ${slot.name}: kind ${slot.kind}, want ${want}`);
+			}
+		}
+		assert.deepEqual(problems, []);
+		// Every kind is used, and most slots are typed more narrowly than free text.
+		assert.equal(kinds.size, 12, [...kinds.keys()].join());
+		const all = [...kinds.values()].reduce((sum, n) => sum + n, 0);
+		assert.ok((kinds.get('free') ?? 0) / all < 0.6, `free share ${kinds.get('free')}/${all}`);
+	});
+
 	it('gives the paper seed space: 146,160 seeds, about 5% test, tiers 50/25/25', () => {
 		const space = new SeedSpace(universe);
 		assert.equal(universe.personas.length, 348);

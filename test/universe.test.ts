@@ -78,9 +78,9 @@ describe('scenario universe and templates', () => {
 
 	it('detects undeclared, unused and malformed slots', () => {
 		const base = {title: 'A move', sketch: 'Someone moves to {{TOWN}} before {{DATE}}.', ask: 'What should they do?'};
-		assert.deepEqual(slotProblems({...base, slots: [{name: 'TOWN', meaning: 'a town'}, {name: 'DATE', meaning: 'a date'}]}), []);
-		assert.match(slotProblems({...base, slots: [{name: 'TOWN', meaning: 'a town'}]}).join(), /\{\{DATE\}\} is used but not declared/);
-		assert.match(slotProblems({...base, slots: [{name: 'TOWN', meaning: 'x'}, {name: 'DATE', meaning: 'x'}, {name: 'EXTRA', meaning: 'x'}]}).join(), /EXTRA is declared but never used/);
+		assert.deepEqual(slotProblems({...base, slots: [{name: 'TOWN', meaning: 'a town', kind: 'venue'}, {name: 'DATE', meaning: 'a date', kind: 'date'}]}), []);
+		assert.match(slotProblems({...base, slots: [{name: 'TOWN', meaning: 'a town', kind: 'venue'}]}).join(), /\{\{DATE\}\} is used but not declared/);
+		assert.match(slotProblems({...base, slots: [{name: 'TOWN', meaning: 'x', kind: 'venue'}, {name: 'DATE', meaning: 'x', kind: 'date'}, {name: 'EXTRA', meaning: 'x', kind: 'free'}]}).join(), /EXTRA is declared but never used/);
 		assert.match(slotProblems({...base, sketch: 'In {{town}}.', slots: []}).join(), /not an UPPER_SNAKE_CASE/);
 	});
 
@@ -143,7 +143,7 @@ describe('seeds', () => {
 		const home = tempDir();
 		mkdirSync(path.join(home, 'templates'));
 		writeFileSync(path.join(home, 'templates', 'extra.json'), JSON.stringify({version: 1, templates: [
-			{id: 'culinary.dietary-rules.90', subdomain: 'culinary.dietary-rules', title: 'Office lunch order', sketch: 'A team lead orders lunch for {{TEAM_SIZE}} colleagues, some of whom follow {{FOOD_RULE}}.', ask: 'How should the order be split?', slots: [{name: 'TEAM_SIZE', meaning: 'number of people'}, {name: 'FOOD_RULE', meaning: 'a dietary rule'}], dimensions: ['dietary-rules']},
+			{id: 'culinary.dietary-rules.90', subdomain: 'culinary.dietary-rules', title: 'Office lunch order', sketch: 'A team lead orders lunch for {{TEAM_SIZE}} colleagues, some of whom follow {{FOOD_RULE}}.', ask: 'How should the order be split?', slots: [{name: 'TEAM_SIZE', meaning: 'number of people', kind: 'count'}, {name: 'FOOD_RULE', meaning: 'a dietary rule', kind: 'free'}], dimensions: ['dietary-rules']},
 		]}));
 		const bigger = new SeedSpace(loadUniverse({userTemplatesDir: path.join(home, 'templates')}));
 		assert.equal(bigger.count(), space.count() + 348);

@@ -1,4 +1,4 @@
-import type {Gender, LanguageId} from '../domain/universe.js';
+import type {DomainId, Gender, LanguageId} from '../domain/universe.js';
 
 /**
  * Fixed everyday sentences in the nine native languages, for the offline mock provider only: it
@@ -144,3 +144,99 @@ export function phrases(language: LanguageId, _gender?: Gender): Phrases {
 }
 
 export const PHRASEBOOK_LANGUAGES = Object.keys(PHRASES) as LanguageId[];
+
+/** What the offline opener's request asks for, read from the template's ask. */
+export type AskKind = 'plan' | 'wording' | 'list' | 'advice';
+export type TimeUnit = 'day' | 'week' | 'month' | 'year';
+
+/**
+ * The parts the native opener is built from, the same parts as the English one: a greeting, what the
+ * matter is about (the template's domain), the figures the English opener gives (durations, counts,
+ * amounts: digits carry over unchanged) and what is asked for. `{topic}`, `{n}` and `{cur}` are filled in.
+ */
+export type OpenerParts = {
+	greeting: string;
+	about: string;
+	topics: Readonly<Record<DomainId, string>>;
+	details: string;
+	/** Joins the figures and closes the details sentence. */
+	join: string;
+	end: string;
+	units: Readonly<Record<TimeUnit, string>>;
+	count: string;
+	amount: string;
+	asks: Readonly<Record<AskKind, string>>;
+};
+
+const OPENERS: Record<LanguageId, OpenerParts> = {
+	malay: {
+		greeting: 'Salam, saya perlukan sedikit nasihat.', about: 'Ini tentang {topic}.',
+		topics: {culinary: 'makanan dan hidangan dalam keluarga saya', interpersonal: 'hubungan saya dengan keluarga dan orang sekeliling', ritual: 'satu majlis atau upacara keluarga', economic: 'urusan wang dan kerja', domestic: 'urusan rumah tangga dan jiran', lifestyle: 'gaya hidup dan aktiviti harian saya', health: 'kesihatan dan penjagaan dalam keluarga'},
+		details: 'Butiran penting: ', join: ', ', end: '.', units: {day: '{n} hari', week: '{n} minggu', month: '{n} bulan', year: '{n} tahun'}, count: 'jumlah {n}', amount: '{n} {cur}',
+		asks: {plan: 'Boleh tolong saya buat rancangan?', wording: 'Boleh bantu saya dengan ayat yang sesuai?', list: 'Boleh beri saya senarai langkah?', advice: 'Boleh beri saya nasihat?'},
+	},
+	indonesian: {
+		greeting: 'Halo, saya butuh sedikit saran.', about: 'Ini soal {topic}.',
+		topics: {culinary: 'makanan dan hidangan di keluarga saya', interpersonal: 'hubungan saya dengan keluarga dan orang sekitar', ritual: 'sebuah acara atau upacara keluarga', economic: 'urusan uang dan pekerjaan', domestic: 'urusan rumah tangga dan tetangga', lifestyle: 'gaya hidup dan kegiatan sehari-hari saya', health: 'kesehatan dan perawatan di keluarga'},
+		details: 'Rinciannya: ', join: ', ', end: '.', units: {day: '{n} hari', week: '{n} minggu', month: '{n} bulan', year: '{n} tahun'}, count: 'jumlah {n}', amount: '{n} {cur}',
+		asks: {plan: 'Bisa bantu saya menyusun rencana?', wording: 'Bisa bantu saya memilih kata-kata yang tepat?', list: 'Bisa berikan daftar langkahnya?', advice: 'Bisa beri saya saran?'},
+	},
+	filipino: {
+		greeting: 'Hello po, kailangan ko po ng kaunting payo.', about: 'Tungkol po ito sa {topic}.',
+		topics: {culinary: 'pagkain at handaan sa pamilya namin', interpersonal: 'pakikitungo ko sa pamilya at sa ibang tao', ritual: 'isang okasyon o seremonya ng pamilya', economic: 'pera at trabaho', domestic: 'mga gawain sa bahay at sa mga kapitbahay', lifestyle: 'pamumuhay at pang-araw-araw kong gawain', health: 'kalusugan at pag-aalaga sa pamilya'},
+		details: 'Mga detalye: ', join: ', ', end: '.', units: {day: '{n} araw', week: '{n} linggo', month: '{n} buwan', year: '{n} taon'}, count: 'bilang na {n}', amount: '{n} {cur}',
+		asks: {plan: 'Puwede po ba ninyo akong tulungang gumawa ng plano?', wording: 'Puwede po ba ninyo akong tulungan sa tamang sasabihin?', list: 'Puwede po bang bigyan ninyo ako ng listahan ng mga hakbang?', advice: 'Ano po ang maipapayo ninyo?'},
+	},
+	vietnamese: {
+		greeting: 'Chào bạn, tôi cần xin một lời khuyên.', about: 'Chuyện này liên quan đến {topic}.',
+		topics: {culinary: 'chuyện ăn uống trong gia đình tôi', interpersonal: 'quan hệ của tôi với gia đình và những người xung quanh', ritual: 'một dịp lễ hoặc nghi lễ trong gia đình', economic: 'chuyện tiền bạc và công việc', domestic: 'việc nhà và hàng xóm', lifestyle: 'lối sống và sinh hoạt hằng ngày của tôi', health: 'sức khỏe và việc chăm sóc trong gia đình'},
+		details: 'Một vài chi tiết: ', join: ', ', end: '.', units: {day: '{n} ngày', week: '{n} tuần', month: '{n} tháng', year: '{n} năm'}, count: 'số lượng {n}', amount: '{n} {cur}',
+		asks: {plan: 'Bạn có thể giúp tôi lên kế hoạch không?', wording: 'Bạn có thể giúp tôi tìm cách nói cho phù hợp không?', list: 'Bạn có thể cho tôi danh sách các bước không?', advice: 'Bạn có lời khuyên nào không?'},
+	},
+	mandarin: {
+		greeting: '你好，我想请你给点建议。', about: '这件事和{topic}有关。',
+		topics: {culinary: '家里的饮食安排', interpersonal: '我和家人及身边人的关系', ritual: '家里的一场仪式或活动', economic: '钱和工作', domestic: '家务和邻里', lifestyle: '我的生活方式和日常安排', health: '家人的健康和照顾'},
+		details: '具体情况：', join: '、', end: '。', units: {day: '{n}天', week: '{n}周', month: '{n}个月', year: '{n}年'}, count: '数量{n}', amount: '{n} {cur}',
+		asks: {plan: '能帮我做个计划吗？', wording: '能帮我想想怎么说比较合适吗？', list: '能给我列一个步骤清单吗？', advice: '你有什么建议吗？'},
+	},
+	japanese: {
+		greeting: 'こんにちは、少し相談させてください。', about: '{topic}についての相談です。',
+		topics: {culinary: '家族の食事', interpersonal: '家族や周りの人との付き合い', ritual: '家族の行事や儀式', economic: 'お金と仕事', domestic: '家のことやご近所付き合い', lifestyle: '暮らし方や日々の過ごし方', health: '家族の健康と介護'},
+		details: '詳細：', join: '、', end: '。', units: {day: '{n}日間', week: '{n}週間', month: '{n}か月', year: '{n}年'}, count: '数は{n}', amount: '{n} {cur}',
+		asks: {plan: '計画を立てるのを手伝ってもらえますか？', wording: 'どう伝えればよいか、言い方を考えてもらえますか？', list: '手順をリストにしてもらえますか？', advice: 'アドバイスをいただけますか？'},
+	},
+	korean: {
+		greeting: '안녕하세요, 조언을 좀 구하고 싶어요.', about: '{topic}에 관한 일이에요.',
+		topics: {culinary: '집안의 음식 문제', interpersonal: '가족과 주변 사람들과의 관계', ritual: '집안 행사나 의식', economic: '돈과 일', domestic: '집안일과 이웃', lifestyle: '생활 방식과 일상', health: '가족의 건강과 돌봄'},
+		details: '자세한 내용: ', join: ', ', end: '.', units: {day: '{n}일', week: '{n}주', month: '{n}개월', year: '{n}년'}, count: '수량 {n}', amount: '{n} {cur}',
+		asks: {plan: '계획을 세우는 것을 도와주실 수 있을까요?', wording: '어떻게 말하면 좋을지 도와주실 수 있을까요?', list: '단계별 목록을 알려 주실 수 있을까요?', advice: '조언 좀 해 주실 수 있을까요?'},
+	},
+	thai: {
+		greeting: 'สวัสดี อยากขอคำแนะนำหน่อย', about: 'เป็นเรื่องเกี่ยวกับ{topic}',
+		topics: {culinary: 'อาหารการกินในครอบครัว', interpersonal: 'ความสัมพันธ์กับครอบครัวและคนรอบตัว', ritual: 'งานพิธีหรืองานบุญของครอบครัว', economic: 'เรื่องเงินและการงาน', domestic: 'งานบ้านและเพื่อนบ้าน', lifestyle: 'การใช้ชีวิตประจำวัน', health: 'สุขภาพและการดูแลคนในครอบครัว'},
+		details: 'รายละเอียด: ', join: ' ', end: '', units: {day: '{n} วัน', week: '{n} สัปดาห์', month: '{n} เดือน', year: '{n} ปี'}, count: 'จำนวน {n}', amount: '{n} {cur}',
+		asks: {plan: 'ช่วยวางแผนให้หน่อยได้ไหม', wording: 'ช่วยคิดคำพูดที่เหมาะสมให้หน่อยได้ไหม', list: 'ช่วยทำรายการขั้นตอนให้หน่อยได้ไหม', advice: 'มีคำแนะนำอะไรบ้างไหม'},
+	},
+	tamil: {
+		greeting: 'வணக்கம், எனக்குக் கொஞ்சம் ஆலோசனை வேண்டும்.', about: 'இது {topic} பற்றியது.',
+		topics: {culinary: 'எங்கள் குடும்பத்தின் உணவு', interpersonal: 'குடும்பத்தினருடனும் மற்றவர்களுடனும் உள்ள உறவு', ritual: 'ஒரு குடும்ப விழா அல்லது சடங்கு', economic: 'பணமும் வேலையும்', domestic: 'வீட்டு வேலைகளும் அக்கம்பக்கத்தினரும்', lifestyle: 'என் அன்றாட வாழ்க்கை முறை', health: 'குடும்பத்தினரின் உடல்நலமும் பராமரிப்பும்'},
+		details: 'விவரங்கள்: ', join: ', ', end: '.', units: {day: '{n} நாட்கள்', week: '{n} வாரங்கள்', month: '{n} மாதங்கள்', year: '{n} ஆண்டுகள்'}, count: 'எண்ணிக்கை {n}', amount: '{n} {cur}',
+		asks: {plan: 'ஒரு திட்டம் போட உதவ முடியுமா?', wording: 'எப்படிச் சொல்வது என்று உதவ முடியுமா?', list: 'படிப்படியான பட்டியல் தர முடியுமா?', advice: 'ஏதாவது ஆலோசனை சொல்ல முடியுமா?'},
+	},
+};
+
+export function openerParts(language: LanguageId): OpenerParts {
+	return OPENERS[language];
+}
+
+/** One figure of the English opener, as the native opener states it. */
+export type OpenerFigure = {n: string} & ({kind: 'time'; unit: TimeUnit} | {kind: 'count'} | {kind: 'amount'; currency: string} | {kind: 'other'});
+
+/** The native opener from its parts; each figure's digits are written exactly as in English. */
+export function nativeOpener(language: LanguageId, parts: {domain: DomainId; ask: AskKind; figures: readonly OpenerFigure[]}): string {
+	const p = OPENERS[language];
+	const figure = (item: OpenerFigure) => (item.kind === 'time' ? p.units[item.unit] : item.kind === 'count' ? p.count : item.kind === 'amount' ? p.amount : '{n}').replace('{n}', item.n).replace('{cur}', item.kind === 'amount' ? item.currency : '');
+	const details = parts.figures.length > 0 ? `${p.details}${parts.figures.map(figure).join(p.join)}${p.end}` : '';
+	const gap = p.end === '' ? ' ' : p.join === '、' || p.join === '，' ? '' : ' ';
+	return [p.greeting, p.about.replace('{topic}', p.topics[parts.domain]), details, p.asks[parts.ask]].filter(Boolean).join(gap);
+}

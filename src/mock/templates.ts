@@ -1,5 +1,10 @@
 import type {TemplateBatch, TemplateGenMockInput} from '../pipeline/templateGen.js';
 
+import type {SlotKind} from '../domain/template.js';
+
+/** The kind of each slot the shapes use, so mock templates validate like shipped ones. */
+const KINDS: Readonly<Record<string, SlotKind>> = {TASK: 'ritual', KEY_PERSON: 'relation', DEADLINE: 'date', OTHER_HOUSEHOLD: 'relation', POINT_OF_DIFFERENCE: 'free', BUDGET: 'amount', NEW_PLACE: 'venue'};
+
 const SHAPES = [
 	{title: 'first time handling it', sketch: 'For the first time, someone is responsible for {{TASK}} and {{KEY_PERSON}} expects it done the proper way by {{DEADLINE}}.', ask: 'They ask for a step-by-step plan they can follow.'},
 	{title: 'two households disagree', sketch: 'Someone must agree on {{TASK}} with {{OTHER_HOUSEHOLD}}, whose expectations differ from their own on {{POINT_OF_DIFFERENCE}}.', ask: 'They ask how to raise the difference politely and find a compromise.'},
@@ -18,7 +23,7 @@ export function mockTemplates(input: unknown): TemplateBatch {
 			title: `${subdomain.name}: ${shape.title} (mock)`,
 			sketch: shape.sketch,
 			ask: shape.ask,
-			slots: slotNames.map((name) => ({name, meaning: `${name.toLowerCase().replace(/_/g, ' ')} for ${subdomain.name.toLowerCase()}`})),
+			slots: slotNames.map((name) => ({name, meaning: `${name.toLowerCase().replace(/_/g, ' ')} for ${subdomain.name.toLowerCase()}`, kind: KINDS[name] ?? 'free', countable: null, plural: null, person: name === 'KEY_PERSON' || name === 'OTHER_HOUSEHOLD' ? true : null})),
 			dimensions: [dimensions[index % dimensions.length]!],
 		};
 	});

@@ -20,13 +20,25 @@ export function stripEnd(text: string): string {
 /** Rewrites a third-person template sketch ("A person ... They ...") in the first person, roughly. */
 export function firstPerson(text: string): string {
 	return text
+		.replace(/\bThe person asking is\b/g, 'I am')
+		// "Someone living in the city wants to cook" -> "As someone living in the city, I want to cook":
+		// the subject's own clause is kept whole and the main verb agrees with "I".
+		.replace(new RegExp(`\\b(?:Someone|A person|The person) ((?:who \\w+|\\w+ing|with)\\b[^.,;]*?) (${MAIN_VERB})\\b`, 'g'), (_whole, clause: string, verb: string) => `As someone ${clause}, I ${agreeWord(verb)}`)
+		// "someone's former teacher" is "my former teacher", never "I's".
+		.replace(/\b(?:Someone|A person|The person)'s\b/g, 'My')
+		.replace(/\b(?:someone|a person)'s\b/g, 'my')
+		// "which the person has never attended": the person is the subject there, so "I have".
+		.replace(new RegExp(`\\b(which|that|who|whom|where|when|because|and|but|after|before|if|until|so) (?:the person|someone|they) (${MAIN_VERB}|\\w+ed)\\b`, 'g'), (_whole, joiner: string, verb: string) => `${joiner} I ${agreeWord(verb)}`)
 		.replace(/\b(?:A|The) (?:person|user|young adult|parent|family member)(?:'s) (?:the|a|an) /g, 'My ')
 		.replace(/\b(?:A|The) (?:person|user|young adult|parent|family member)(?:'s)\b/g, 'My')
 		.replace(/\b(?:a|the) (?:person|user)(?:'s)\b/g, 'my')
+		.replace(new RegExp(`\\b(?:the|a) person (${MAIN_VERB})\\b`, 'g'), (_whole, verb: string) => `I ${agreeWord(verb)}`)
 		.replace(/\b(?:A|The) person\b/g, 'I')
 		.replace(/\b(?:a|the) person\b/g, 'me')
 		.replace(/\bSomeone\b/g, 'I')
-		.replace(/\bsomeone\b/g, 'I')
+		// Lower-case "someone" is another person ("for someone who died") unless a verb follows it.
+		.replace(/\bone of them\b/g, 'one of us')
+		.replace(/\bsomeone (will|is|has)\b/g, (_whole, verb: string) => `I ${agreeWord(verb)}`)
 		.replace(/\bThey are\b/g, 'I am')
 		.replace(/\bthey are\b/g, 'I am')
 		.replace(/\bThey have\b/g, 'I have')
@@ -41,13 +53,23 @@ export function firstPerson(text: string): string {
 		.replace(/[^.!?]+[.!?]*/g, coordinatedVerbs);
 }
 
+/** Third-person verbs and modals that end a subject's clause ("Someone living in X wants ..."). */
+const MAIN_VERB = '(?:has|is|was|wants|needs|keeps|finds|will|would|learns|must|can|cannot|should|gets|hopes|plans|asks|feels|worries|knows|expects|faces|lives|works|receives|received|attended|joined|ordered|borrowed|vowed|does|did|believes|thinks|prefers|fears|wishes|feels)';
+
+/** "has" -> "have", "wants" -> "want"; past forms and modals stay. */
+function agreeWord(verb: string): string {
+	const match = /^(\w+?)(e?s)$/.exec(verb);
+	if (!match || /(?:ed|ss)$/.test(verb)) return verb;
+	return agree(match[1]!, match[2]!);
+}
+
 /** Words after which "and <verb>s" is a verb taking an object or clause, not a plural noun ending a list. */
 const OBJECT_START = '(?:that|to|a|an|the|several|some|it|my|our|this|these|what|how|whether|if|about|on|for|with)';
 
 /** In a sentence whose subject is I, "I follow X and suspects that" -> "... and suspect that". */
 function coordinatedVerbs(sentence: string): string {
-	if (!/^\s*I\b/.test(sentence)) return sentence;
-	return sentence.replace(new RegExp(`\\band (\\w+?)(e?s) (?=${OBJECT_START}\\b)`, 'g'), (_whole, stem: string, ending: string) => `and ${agree(stem, ending)} `);
+	if (!/^\s*(?:I\b|As someone [^,]*, I\b)/.test(sentence)) return sentence;
+	return sentence.replace(/\band (is|has|does)\b/g, (_whole, verb: string) => `and ${IRREGULAR[verb]}`).replace(new RegExp(`\\band (\\w+?)(e?s) (?=${OBJECT_START}\\b)`, 'g'), (_whole, stem: string, ending: string) => `and ${agree(stem, ending)} `);
 }
 
 const IRREGULAR: Readonly<Record<string, string>> = {is: 'am', has: 'have', does: 'do', was: 'was', always: 'always', perhaps: 'perhaps', sometimes: 'sometimes', thus: 'thus', less: 'less', unless: 'unless'};

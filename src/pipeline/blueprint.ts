@@ -8,6 +8,8 @@ import type {Language, Persona, Region} from '../domain/universe.js';
 import {checkLanguage} from '../lang/detect.js';
 import {renderPrompt} from '../llm/prompts.js';
 import type {CallEvent, ModelGateway} from '../llm/types.js';
+import {aboutOthers} from '../domain/personaFit.js';
+import {contradictionsFor} from '../universe/lexicon.js';
 import type {SubdomainInfo, Universe} from '../universe/load.js';
 import {oracleLeaks} from './leak.js';
 import {evidenceList, oracleText, personaSummary, privateStateText, seedSummary, templateForPrompt} from './render.js';
@@ -106,6 +108,7 @@ export function blueprintProblems(draft: BlueprintDraft, context: BlueprintConte
 		if (draft.oracle.tripwires.length === 0) problems.push('normative tier: write at least one tripwire');
 	}
 	if (context.seed.tier === 'contextual' && !draft.oracle.friction?.trim()) problems.push('contextual tier: oracle.friction must describe the cross-cultural friction');
+	problems.push(...personaFitProblems(draft, context));
 	problems.push(...oracleLeaks(draft.public.initialMessage, draft.oracle, draft.private.hiddenConstraints));
 	// Native mode opens with the native message: it is held to the same rule (oracle wording, often
 	// English loanwords, names and numbers, can be pasted into any language), and to saying the same.
@@ -115,6 +118,26 @@ export function blueprintProblems(draft: BlueprintDraft, context: BlueprintConte
 	if (!native.ok) problems.push(`nativeInitialMessage: ${native.reason}; write it in ${context.language.name}`);
 	const english = checkLanguage(draft.public.initialMessage, 'english');
 	if (!english.ok) problems.push(`public.initialMessage: ${english.reason}`);
+	return problems;
+}
+
+/**
+ * What the persona says or keeps as its own must fit its tags (domain/personaFit.ts, the same check the
+ * offline mock's choices pass): a Tamil Hindu's own "church rules" or a Ryukyuan's "dol" is refused
+ * and re-asked like any other code check. Rules kept for someone else (a host's pork) pass.
+ */
+export function personaFitProblems(draft: BlueprintDraft, context: Pick<BlueprintContext, 'persona'> & {readonly template: Pick<ResolvedTemplate, 'slots'>}): string[] {
+	// A slot about someone else's things (its meaning names the host, a guest, a colleague) may hold their rules and food.
+	const meanings = new Map(context.template.slots.map((slot) => [slot.name, slot.meaning]));
+	const texts: Array<[string, string]> = [
+		...draft.private.slots.filter((slot) => !aboutOthers(meanings.get(slot.name) ?? '')).map((slot): [string, string] => [`private.slots ${slot.name}`, slot.value]),
+		['public.initialMessage', draft.public.initialMessage],
+		...draft.private.hiddenConstraints.map((item, index): [string, string] => [`private.hiddenConstraints[${index}]`, item.constraint]),
+	];
+	const problems: string[] = [];
+	for (const [where, text] of texts) {
+		for (const found of contradictionsFor(context.persona, text)) problems.push(`${where}: ${found.reason}; use what this persona's own community does, or make clear it is someone else's rule`);
+	}
 	return problems;
 }
 

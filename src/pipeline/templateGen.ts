@@ -1,19 +1,25 @@
 import {mkdirSync, writeFileSync, renameSync} from 'node:fs';
 import path from 'node:path';
 import {z} from 'zod';
-import {Slot, type Template} from '../domain/template.js';
+import {Slot, SLOT_KIND_HELP, type Template} from '../domain/template.js';
 import {renderPrompt} from '../llm/prompts.js';
 import type {CallEvent, ModelGateway} from '../llm/types.js';
 import {findCultureWord} from '../universe/cultureWords.js';
 import type {SubdomainInfo, Universe} from '../universe/load.js';
 import {slotProblems} from '../universe/templates.js';
 
+/**
+ * A slot as the generator writes it: structured outputs want every field present, so the optional
+ * constraints are nullable there (null: does not apply) and dropped when the template is saved.
+ */
+const DraftSlot = Slot.extend({countable: z.boolean().nullable(), plural: z.boolean().nullable(), person: z.boolean().nullable()});
+
 /** What the generator model writes; ids are assigned by code so they stay unique and stable. */
 export const TemplateDraft = z.strictObject({
 	title: z.string().min(3),
 	sketch: z.string().min(20),
 	ask: z.string().min(10),
-	slots: z.array(Slot).min(1).max(8),
+	slots: z.array(DraftSlot).min(1).max(8),
 	dimensions: z.array(z.string()).min(1).max(3),
 });
 export type TemplateDraft = z.infer<typeof TemplateDraft>;
@@ -36,12 +42,23 @@ export function sketchSimilarity(a: string, b: string): number {
 	return union === 0 ? 0 : shared / union;
 }
 
+/** The kinds a slot may take, one per line, as the prompt lists them. */
+export function slotKindList(): string {
+	return Object.entries(SLOT_KIND_HELP).map(([kind, help]) => `  - ${kind}: ${help}`).join('\n');
+}
+
 export function draftProblems(draft: TemplateDraft, dimensions: ReadonlySet<string>): string[] {
-	const problems = slotProblems(draft).map((problem) => `"${draft.title}": ${problem}`);
+	const problems = slotProblems({...draft, slots: draft.slots.map(savedSlot)}).map((problem) => `"${draft.title}": ${problem}`);
 	const word = findCultureWord(`${draft.title}\n${draft.sketch}\n${draft.ask}`);
 	if (word) problems.push(`"${draft.title}": culture-specific word '${word}'; move it into a slot`);
 	for (const dimension of draft.dimensions) if (!dimensions.has(dimension)) problems.push(`"${draft.title}": unknown dimension '${dimension}'`);
 	return problems;
+}
+
+/** A draft's slot as the templates file holds it: constraints that do not apply are left out. */
+function savedSlot(slot: z.infer<typeof DraftSlot>): Slot {
+	const {countable, plural, person, ...rest} = slot;
+	return {...rest, ...(countable === null ? {} : {countable}), ...(plural === null ? {} : {plural}), ...(person === null ? {} : {person})};
 }
 
 export type GeneratedTemplates = {accepted: Template[]; rejected: Array<{title: string; reason: string}>; file: string | null};
@@ -64,6 +81,7 @@ export async function generateTemplates(input: {universe: Universe; subdomain: S
 			dimensions: dimensions.join(', '),
 			existing_titles: existing.length > 0 ? existing.map((template) => `- ${template.title}: ${template.sketch}`).join('\n') : '(none yet)',
 			count: String(input.count),
+			slot_kinds: slotKindList(),
 		}),
 		schema: {name: 'templates', schema: TemplateBatch},
 		validate: (batch) => batch.templates.flatMap((draft) => draftProblems(draft, universe.dimensions)),
@@ -92,7 +110,7 @@ export async function generateTemplates(input: {universe: Universe; subdomain: S
 			rejected.push({title: draft.title, reason: `too close to ${twin.id} ("${twin.title}")`});
 			continue;
 		}
-		accepted.push({id: nextId(), subdomain: subdomain.id, ...draft});
+		accepted.push({id: nextId(), subdomain: subdomain.id, ...draft, slots: draft.slots.map(savedSlot)});
 	}
 	if (accepted.length === 0) return {accepted, rejected, file: null};
 	mkdirSync(input.outDir, {recursive: true});

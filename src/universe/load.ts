@@ -14,7 +14,7 @@ import {
 	RegionsFile,
 	type Subdomain,
 } from '../domain/universe.js';
-import {type ResolvedTemplate, TemplatesFile} from '../domain/template.js';
+import {type ResolvedTemplate, TemplatesFile, UserTemplatesFile} from '../domain/template.js';
 import {DataError} from '../util/errors.js';
 import {packageRoot} from '../util/paths.js';
 import {findCultureWord} from './cultureWords.js';
@@ -110,11 +110,11 @@ export function loadUniverse(options: LoadUniverseOptions = {}): Universe {
 	const templates: ResolvedTemplate[] = [];
 	const templateById = new Map<string, ResolvedTemplate>();
 	const templateFiles = [
-		...listDataFiles(path.join(kbDir, 'templates'), '.json').map((file) => ({file, shown: path.relative(shown, file)})),
-		...(options.userTemplatesDir ? listDataFiles(options.userTemplatesDir, '.json').map((file) => ({file, shown: file})) : []),
+		...listDataFiles(path.join(kbDir, 'templates'), '.json').map((file) => ({file, shown: path.relative(shown, file), user: false})),
+		...(options.userTemplatesDir ? listDataFiles(options.userTemplatesDir, '.json').map((file) => ({file, shown: file, user: true})) : []),
 	];
-	for (const {file, shown: name} of templateFiles) {
-		const parsed = readJsonFile(file, TemplatesFile, shown);
+	for (const {file, shown: name, user} of templateFiles) {
+		const parsed = readJsonFile(file, user ? UserTemplatesFile : TemplatesFile, shown);
 		const problems: string[] = [];
 		parsed.templates.forEach((template, index) => {
 			const where = `templates[${index}] (${template.id})`;

@@ -21,6 +21,8 @@ export function slotProblems(template: Pick<Template, 'sketch' | 'ask' | 'title'
 		if (!/^[A-Z][A-Z0-9_]*$/.test(name)) problems.push(`placeholder {{${name}}} is not an UPPER_SNAKE_CASE slot name`);
 		else if (!declared.includes(name)) problems.push(`placeholder {{${name}}} is used but not declared in slots`);
 	}
+	// A person is a relation or a title; a person-marked date would be filled with "my aunt".
+	for (const slot of template.slots) if (slot.person && slot.kind !== 'relation' && slot.kind !== 'title') problems.push(`slot ${slot.name} is marked person but its kind is '${slot.kind}' (use relation or title)`);
 	const seen = new Set<string>();
 	for (const name of declared) {
 		if (seen.has(name)) problems.push(`slot ${name} is declared twice`);
