@@ -83,7 +83,8 @@ describe('export pairs: trainer layouts', () => {
 		const run = await runCli(['run', '--seed', 'ph-tagalog-catholic-a35-f:culinary.dietary-rules.01', '--best-of', '3', ...base, '--json'], {env, cwd});
 		assert.equal(run.code, 0, run.stderr);
 		const read = async (format: string) => {
-			const result = await runCli(['export', 'pairs', '--split', 'any', '--include-mock', '--format', format, ...base], {env, cwd});
+			// --min-margin 0: a pair for every best-of-N turn whose candidates differ, however the offline rubric rated them (this test is about layouts).
+			const result = await runCli(['export', 'pairs', '--split', 'any', '--include-mock', '--min-margin', '0', '--format', format, ...base], {env, cwd});
 			assert.equal(result.code, 0, result.stderr);
 			return {rows: result.stdout.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>), stderr: result.stderr};
 		};
