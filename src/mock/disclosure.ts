@@ -69,13 +69,21 @@ export function disclosureCue(discloseWhen: string): DisclosureCue {
 
 /** The reply's questions (sentences ending in ? or ？). */
 export function questionsOf(reply: string): string[] {
-	return reply.match(/[^.!?？。\n]*[?？]/g)?.map((question) => question.trim()).filter((question) => question.length > 1) ?? [];
+	// Split at the sentence ends first, then keep the pieces ending in "?": a pattern that looks for the
+	// "?" from every start is quadratic on a long run without one (a runaway reply took 24 s per read).
+	return reply
+		.split(/(?<=[.!?？。\n])/)
+		.map((piece) => piece.trim())
+		.filter((piece) => piece.length > 1 && /[?？]$/.test(piece));
 }
 
 /** A reply that lays out a plan: two or more numbered or bulleted steps, or ordered step words. */
 export function proposesPlan(reply: string): boolean {
 	const steps = reply.split('\n').filter((line) => /^\s*(?:\d+[.)]|[-*•])\s+\S/.test(line)).length;
-	return steps >= 2 || /\b(?:first|step one)\b[^]*\b(?:then|next|after that|finally)\b/i.test(reply);
+	if (steps >= 2) return true;
+	// From the first "first" on, once: `first[^]*then` backtracks from every "first" of a long reply.
+	const start = reply.search(/\b(?:first|step one)\b/i);
+	return start >= 0 && /\b(?:then|next|after that|finally)\b/i.test(reply.slice(start));
 }
 
 /** Whether a reply is in English (Latin letters, mostly English function words) so its words can be matched. */
