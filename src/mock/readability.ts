@@ -4,11 +4,15 @@
  * problems out. It does not judge meaning ("the family home" as a police office); only shape.
  */
 
-/** A slot as the check sees it: its value as private.slots holds it, and whether it is the slot's meaning read as text. */
-export type ReadableSlot = {name: string; value: string; fromMeaning?: boolean};
+/** A slot as the check sees it: its value as private.slots holds it. */
+export type ReadableSlot = {name: string; value: string};
 
 /** Words that put a verb after "to": "wants to {{X}}" needs a verb phrase, "goes to {{X}}" a place. */
-const INFINITIVE_HEAD = /^(?:wants?|wanted|needs?|needed|plans?|planned|hopes?|hoped|expects?|expected|me|us|him|her|them|you|able|going|trying|try|tries|has|have|had|asked|decided|agreed|used|wish|wishes|refuses?|likely|supposed|allowed|how|whether|afraid|unable|forced|told)$/i;
+const INFINITIVE_HEAD = /^(?:wants?|wanted|needs?|needed|plans?|planned|hopes?|hoped|expects?|expected|me|us|him|her|them|you|able|trying|try|tries|has|have|had|asked|decided|agreed|used|wish|wishes|refuses?|likely|supposed|allowed|how|whether|afraid|unable|forced|told)$/i;
+/** Verbs that take someone to a place or an event: "invited me to {{EVENT}}", "take them to {{HEALER}}". */
+const MOVES_SOMEONE = /^(?:invited?|invites|invited|take|takes|took|bring|brings|brought|welcome[sd]?|send|sends|sent|drive|drives|drove|walk|walks|lead|leads|led|introduce[sd]?|refer(?:s|red)?|return|move[sd]?)$/i;
+/** Modals and "do not": what follows is a verb ("would {{X}}"). */
+const MODAL = /^(?:would|will|could|should|must|can|may|might|cannot)$/i;
 /** Subject pronouns: a noun phrase straight after one has no verb. */
 const SUBJECT = /^(?:I|we|We|they|They|he|He|she|She)$/;
 /** A slot's meaning read as text: a question word or "the way" up front ("what the friend wrote"). */
@@ -36,19 +40,21 @@ function occurrences(text: string, value: string): Array<{start: number; end: nu
  * The problems of a filled request: a slot filler in a position that needs a verb phrase or a clause
  * ("wants to the renovation planned", "messaged that I what the friend wrote", "the partner replied that
  * what the partner said", "my mother-in-law was what went wrong"), a doubled word ("the the"), a count
- * read as "the number 4", and a clause that lost its first-person subject ("I cannot swim, prefers ...").
+ * read as "the number 4 guests", and a clause that lost its first-person subject ("I cannot swim, prefers ...").
  */
 export function readabilityProblems(text: string, slots: readonly ReadableSlot[]): string[] {
 	const problems: string[] = [];
 	for (const slot of slots) {
-		const meaningText = slot.fromMeaning === true || MEANING_TEXT.test(slot.value.replace(/^(?:a|an|the) (?=way\b)/i, 'the '));
+		const meaningText = MEANING_TEXT.test(slot.value.replace(/^(?:a|an|the) (?=way\b)/i, 'the '));
 		for (const {start, end, shown} of occurrences(text, slot.value)) {
 			const words = text.slice(0, start).trimEnd().split(/\s+/);
 			const previous = words.at(-1) ?? '';
 			const beforeThat = words.at(-2) ?? '';
 			const next = text.slice(end);
 			const where = `${slot.name}="${shown}"`;
-			if (previous === 'to' && INFINITIVE_HEAD.test(beforeThat)) problems.push(`${where} after "${beforeThat} to" needs a verb`);
+			const mover = words.at(-3) ?? '';
+			if (previous === 'to' && INFINITIVE_HEAD.test(beforeThat) && !(/^(?:me|us|him|her|them|you)$/i.test(beforeThat) && MOVES_SOMEONE.test(mover))) problems.push(`${where} after "${beforeThat} to" needs a verb`);
+			else if (MODAL.test(previous)) problems.push(`${where} after "${previous}" needs a verb`);
 			else if (SUBJECT.test(previous)) problems.push(`${where} after the subject "${previous}" needs a verb`);
 			else if (/^that$/i.test(previous) && (meaningText || /^\s*(?:[.,;:?!]|$)/.test(next))) problems.push(`${where} after "that" needs a clause`);
 			else if (/^(?:was|were)$/i.test(previous) && meaningText) problems.push(`${where} after "${previous}" reads as a slot's meaning`);
@@ -59,9 +65,10 @@ export function readabilityProblems(text: string, slots: readonly ReadableSlot[]
 	for (const match of text.matchAll(/\b(\w+)\s+(\w+)\b/g)) {
 		if (match[1]!.toLowerCase() === match[2]!.toLowerCase() && !MAY_REPEAT.has(match[1]!.toLowerCase()) && !/^\d+$/.test(match[1]!)) problems.push(`doubled word "${match[0]}"`);
 	}
-	for (const match of text.matchAll(/\bthe number \d[\d,]*/gi)) problems.push(`a count read as "${match[0]}"`);
+	// "the number 4" is right as the unlucky number ("amounts containing the number 4 should be avoided"), wrong as a count of things ("the number 4 guests").
+	for (const match of text.matchAll(/\bthe number \d+(?:,\d{3})* (?!(?:is|are|was|were|should|must|can|could|would|will|may|might|contains?|in|on|at|and|or|as|for|to|of|has|have|had|brings?)\b)[a-z]+/gi)) problems.push(`a count read as "${match[0]}"`);
 	for (const sentence of text.split(/(?<=[.?!])\s+/)) {
-		const lost = /\bI\b([^.?!]*?)(?:,| but| and) (has never|has not|does not|is unsure|prefers|worries|wants|needs|keeps|says)\b/.exec(sentence);
+		const lost = /\bI\b([^.?!]*?)(?:,| but| and) (has never|has not|does not|is unsure|are unsure|prefers|worries|wants|needs|keeps|says)\b/.exec(sentence);
 		// Another subject between "I" and the verb ("I know my uncle, who ... and keeps") owns the verb.
 		if (lost && !/\b(?:who|which|[Hh]e|[Ss]he)\b/.test(lost[1]!)) problems.push(`"${lost[2]}" after a first-person clause has no subject`);
 	}
