@@ -62,8 +62,9 @@ export function readabilityProblems(text: string, slots: readonly ReadableSlot[]
 			else if (/^been$/.test(previous) && /^(?:has|have)$/i.test(beforeThat) && !/^(?:a|an|the|my|our|their|his|her)\b/i.test(shown) && /s\b/.test(shown.split(/[ ,]/)[0] ?? '')) problems.push(`${where} after "${beforeThat} been" is a bare plural`);
 		}
 	}
-	for (const match of text.matchAll(/\b(\w+)\s+(\w+)\b/g)) {
-		if (match[1]!.toLowerCase() === match[2]!.toLowerCase() && !MAY_REPEAT.has(match[1]!.toLowerCase()) && !/^\d+$/.test(match[1]!)) problems.push(`doubled word "${match[0]}"`);
+	// The second word in a lookahead, so that every pair of neighbours is seen ("own background background").
+	for (const match of text.matchAll(/\b(\w+)\s+(?=(\w+)\b)/g)) {
+		if (match[1]!.toLowerCase() === match[2]!.toLowerCase() && !MAY_REPEAT.has(match[1]!.toLowerCase()) && !/^\d+$/.test(match[1]!)) problems.push(`doubled word "${match[1]} ${match[2]}"`);
 	}
 	// "the number 4" is right as the unlucky number ("amounts containing the number 4 should be avoided"), wrong as a count of things ("the number 4 guests").
 	for (const match of text.matchAll(/\bthe number \d+(?:,\d{3})* (?!(?:is|are|was|were|should|must|can|could|would|will|may|might|contains?|in|on|at|and|or|as|for|to|of|has|have|had|brings?)\b)[a-z]+/gi)) problems.push(`a count read as "${match[0]}"`);
