@@ -13,8 +13,8 @@ const INFINITIVE_HEAD = /^(?:wants?|wanted|needs?|needed|plans?|planned|hopes?|h
 const MOVES_SOMEONE = /^(?:invited?|invites|invited|take|takes|took|bring|brings|brought|welcome[sd]?|send|sends|sent|drive|drives|drove|walk|walks|lead|leads|led|introduce[sd]?|refer(?:s|red)?|return|move[sd]?)$/i;
 /** Modals and "do not": what follows is a verb ("would {{X}}"). */
 const MODAL = /^(?:would|will|could|should|must|can|may|might|cannot)$/i;
-/** Subject pronouns: a noun phrase straight after one has no verb. */
-const SUBJECT = /^(?:I|we|We|they|They|he|He|she|She)$/;
+/** Subject pronouns, and "who" as a subject: a noun phrase straight after one has no verb ("parents who a household rule"). */
+const SUBJECT = /^(?:I|we|We|they|They|he|He|she|She|who)$/;
 /** A slot's meaning read as text: a question word or "the way" up front ("what the friend wrote"). */
 const MEANING_TEXT = /^(?:what|why|how|whether|where|when|who|whose|which|the way)\b/i;
 /** Words that repeat legitimately ("had had", "that that"). */
@@ -69,7 +69,7 @@ export function readabilityProblems(text: string, slots: readonly ReadableSlot[]
 	// "the number 4" is right as the unlucky number ("amounts containing the number 4 should be avoided"), wrong as a count of things ("the number 4 guests").
 	for (const match of text.matchAll(/\bthe number \d+(?:,\d{3})* (?!(?:is|are|was|were|should|must|can|could|would|will|may|might|contains?|in|on|at|and|or|as|for|to|of|has|have|had|brings?)\b)[a-z]+/gi)) problems.push(`a count read as "${match[0]}"`);
 	for (const sentence of text.split(/(?<=[.?!])\s+/)) {
-		const lost = /\bI\b([^.?!]*?)(?:,| but| and) (has never|has not|does not|is unsure|are unsure|prefers|worries|wants|needs|keeps|says)\b/.exec(sentence);
+		const lost = /\bI\b([^.?!]*?)(?:,| but| and) (has never|has not|does not|is unsure|are unsure|prefers|worries|fears|wants|needs|keeps|says)\b/.exec(sentence);
 		// Another subject between "I" and the verb ("I know my uncle, who ... and keeps") owns the verb.
 		if (lost && !/\b(?:who|which|[Hh]e|[Ss]he)\b/.test(lost[1]!)) problems.push(`"${lost[2]}" after a first-person clause has no subject`);
 	}
