@@ -12,7 +12,8 @@ import {openerMismatch, personaFitProblems} from '../src/pipeline/blueprint.js';
 import {loadLexicon} from '../src/universe/lexicon.js';
 import {loadUniverse} from '../src/universe/load.js';
 import {tempDir} from './helpers/tmp.js';
-import {kbTitleIn, kbTitles as readKbTitles, draftContradictions, type MockBlueprintRow, mockBlueprints, mockFigures, scratchKb, stratifiedSeeds} from './bench/mockBlueprints.js';
+import {readabilityProblems} from '../src/mock/readability.js';
+import {kbTitleIn, kbTitles as readKbTitles, draftContradictions, type MockBlueprintRow, mockBlueprints, mockFigures, requestProblems, scratchKb, stratifiedSeeds} from './bench/mockBlueprints.js';
 
 const universe = loadUniverse();
 const rites = loadLexicon().rites;
@@ -79,6 +80,12 @@ describe('offline mock blueprints: the tour seed and 50 stratified seeds', () =>
 		}
 	});
 
+	it('reads with every slot filler in a position that fits it (the readability check finds nothing)', (t) => {
+		const problems = rows.flatMap((row) => requestProblems(row).map((problem) => `${row.seed.id}: ${problem}`));
+		t.diagnostic(`readability problems over the ${rows.length} requests: ${problems.length}`);
+		assert.deepEqual(problems, []);
+	});
+
 	it('writes native openers in the native script that carry the English opener\'s numbers, and pass the code checks', () => {
 		const figures = mockFigures(rows);
 		assert.equal(figures.openersAgree, rows.length, figures.openerExamples.join('\n'));
@@ -90,6 +97,29 @@ describe('offline mock blueprints: the tour seed and 50 stratified seeds', () =>
 		const openers = new Set(rows.filter((row) => row.persona.language === 'malay').map((row) => row.draft.nativeInitialMessage));
 		assert.ok(openers.size > 1, 'not one stock line');
 	});
+});
+
+describe('readability check', () => {
+	// Each case is a request shape issue 23 reported; the check must find it, and pass the repaired wording.
+	const cases: ReadonlyArray<[string, string, Array<[string, string]>, boolean]> = [
+		['a meaning after a subject pronoun', 'Late at night, a close friend messaged that I what the friend wrote.', [['WARNING_MESSAGE', 'what the friend wrote']], true],
+		['a noun phrase where a verb belongs', 'The family expects me to the religious step expected beforehand.', [['CONVERSION_STEP', 'the religious step expected']], true],
+		['the same slot as a noun phrase', 'The family expects a religious step, such as conversion, beforehand.', [['CONVERSION_STEP', 'a religious step, such as conversion']], false],
+		['a meaning after "that"', 'The partner replied that what the partner said about the contract.', [['PARTNER_REACTION', 'what the partner said about the contract']], true],
+		['a noun phrase after "that" with no verb', 'I have heard that a custom about singing order.', [['KARAOKE_CUSTOM', 'a custom about singing order']], true],
+		['a noun phrase after "that" with its verb', 'I have heard that the custom of small bets is usual.', [['BETTING_CUSTOM', 'the custom of small bets']], false],
+		['a meaning after "was"', 'My mother-in-law was what went wrong.', [['SLIGHT', 'what went wrong']], true],
+		['a bare plural after "has been"', 'My uncle has been changes in mood for weeks.', [['WARNING_SIGNS', 'changes in mood']], true],
+		['a modal before a noun phrase', 'My cousin says running will a traditional belief about exercise.', [['TRADITIONAL_WARNING', 'a traditional belief about exercise']], true],
+		['an invitation to an event', 'A close friend has invited me to a wedding at the hall.', [['FRIEND_EVENT', 'a wedding']], false],
+		['a doubled word', 'The kinship terms differ from my own background background family.', [], true],
+		['a count as "the number N" before its noun', 'We received gifts from the number 4 guests.', [['GUEST_COUNT', 'the number 4']], true],
+		['the unlucky number as itself', 'Amounts containing the number 4 should be avoided.', [['AVOIDED_NUMBER', 'the number 4']], false],
+		['a verb that lost its first-person subject', 'I cannot swim, prefers a long-sleeved top, and worry about photos.', [], true],
+	];
+	for (const [name, text, slots, broken] of cases) {
+		it(`${broken ? 'finds' : 'passes'} ${name}`, () => assert.equal(readabilityProblems(text, slots.map(([slot, value]) => ({name: slot, value}))).length > 0, broken, text));
+	}
 });
 
 describe('persona fit', () => {

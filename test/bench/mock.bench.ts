@@ -38,11 +38,12 @@ const rows: Array<[string, string]> = [
 	['persona contradictions per 1,000 blueprints (target 0)', ((1000 * figures.contradictions) / Math.max(1, figures.blueprints)).toFixed(2)],
 	['native/English openers agreeing (numbers + script)', share(figures.openersAgree, figures.blueprints)],
 	['blueprints failing the code checks on the first attempt', share(figures.codeCheckFailures, figures.blueprints)],
+	['readability problems in opening requests (target 0)', `${figures.readabilityProblems} in ${share(figures.unreadableRequests, figures.blueprints)}`],
 	['blueprint build time', `${seconds.toFixed(1)} s`],
 ];
 rows.push(...(await dialogueFigures(seeds)));
 const width = Math.max(...rows.map(([label]) => label.length));
 for (const [label, value] of rows) console.log(`${label.padEnd(width)}  ${value}`);
-for (const [title, examples] of [['contradictions', figures.contradictionExamples], ['opener disagreements', figures.openerExamples], ['code-check failures', figures.codeCheckExamples]] as const) {
+for (const [title, examples] of [['contradictions', figures.contradictionExamples], ['opener disagreements', figures.openerExamples], ['code-check failures', figures.codeCheckExamples], ['readability problems', figures.readabilityExamples]] as const) {
 	if (examples.length > 0) console.log(`\n${title} (first ${examples.length}):\n${examples.map((line) => `  ${line}`).join('\n')}`);
 }

@@ -1,7 +1,8 @@
 /**
  * Offline mock blueprints over a stratified seed sample, and the figures issue 23 asks of them: the
  * share of slots filled from the curated lexicon, persona contradictions per 1,000 blueprints, and
- * native/English opener agreement (the numbers check and the native-script check the code audit uses).
+ * native/English opener agreement (the numbers check and the native-script check the code audit uses),
+ * and the readability problems of the filled requests (src/mock/readability.ts).
  * Used by `npm run bench:mock` (test/bench/mock.bench.ts) and test/mock-offline-slots.test.ts.
  */
 import {mkdtempSync, readdirSync, readFileSync, rmSync} from 'node:fs';
@@ -15,6 +16,7 @@ import {checkLanguage} from '../../src/lang/detect.js';
 import {KnowledgeBase} from '../../src/kb/knowledgeBase.js';
 import {retrieveEvidence} from '../../src/kb/retrieve.js';
 import {mockBlueprint} from '../../src/mock/blueprint.js';
+import {readabilityProblems} from '../../src/mock/readability.js';
 import {blueprintContextFor, blueprintProblems, openerMismatch, personaFitProblems, type BlueprintContext} from '../../src/pipeline/blueprint.js';
 import {lexiconEntries, loadLexicon} from '../../src/universe/lexicon.js';
 import type {Universe} from '../../src/universe/load.js';
@@ -118,10 +120,19 @@ export type MockFigures = {
 	openerExamples: string[];
 	codeCheckFailures: number;
 	codeCheckExamples: string[];
+	/** Readability problems over all requests, and the requests with at least one. */
+	readabilityProblems: number;
+	unreadableRequests: number;
+	readabilityExamples: string[];
 };
 
+/** The readability problems of a row's opening request, given its slot values. */
+export function requestProblems(row: Pick<MockBlueprintRow, 'draft'>): string[] {
+	return readabilityProblems(row.draft.public.initialMessage, row.draft.private.slots);
+}
+
 export function mockFigures(rows: readonly MockBlueprintRow[], titles: readonly string[] = []): MockFigures {
-	const figures: MockFigures = {blueprints: rows.length, slots: 0, lexiconSlots: 0, kbTitleSlots: 0, contradictions: 0, contradictionExamples: [], openersAgree: 0, openerExamples: [], codeCheckFailures: 0, codeCheckExamples: []};
+	const figures: MockFigures = {blueprints: rows.length, slots: 0, lexiconSlots: 0, kbTitleSlots: 0, contradictions: 0, contradictionExamples: [], openersAgree: 0, openerExamples: [], codeCheckFailures: 0, codeCheckExamples: [], readabilityProblems: 0, unreadableRequests: 0, readabilityExamples: []};
 	for (const row of rows) {
 		for (const slot of row.draft.private.slots) {
 			figures.slots++;
@@ -141,6 +152,12 @@ export function mockFigures(rows: readonly MockBlueprintRow[], titles: readonly 
 		if (problems.length > 0) {
 			figures.codeCheckFailures++;
 			if (figures.codeCheckExamples.length < 5) figures.codeCheckExamples.push(`${row.seed.id}: ${problems.join('; ')}`);
+		}
+		const unreadable = requestProblems(row);
+		figures.readabilityProblems += unreadable.length;
+		if (unreadable.length > 0) {
+			figures.unreadableRequests++;
+			if (figures.readabilityExamples.length < 5) figures.readabilityExamples.push(`${row.seed.id}: ${unreadable.join('; ')}`);
 		}
 	}
 	return figures;
