@@ -163,8 +163,9 @@ describe('storage: links, zombies, temp files and stale reads', () => {
 	});
 
 	it('takes over the lock of a zombie (its pid still answers signal 0) and of a dead process, and removes the temp files they left', async () => {
-		// `true` exits at once; its parent (`sleep`, exec'd by the shell) never reaps it: a zombie.
-		const parent = spawn('sh', ['-c', 'true & echo $!; exec sleep 30'], {stdio: ['ignore', 'pipe', 'ignore']});
+		// The child exits a moment after the shell has exec'd `sleep`, which never reaps it: a zombie. (A child
+		// that exits at once can be reaped by the shell itself before the exec, on a loaded machine.)
+		const parent = spawn('sh', ['-c', 'sleep 0.3 & echo $!; exec sleep 30'], {stdio: ['ignore', 'pipe', 'ignore']});
 		const zombie = Number((await new Promise<string>((resolve) => parent.stdout!.once('data', (chunk: Buffer) => resolve(chunk.toString())))).trim());
 		after(() => parent.kill('SIGKILL'));
 		const stateOf = () => readFileSync(`/proc/${zombie}/stat`, 'utf8').split(') ')[1]?.[0];
