@@ -88,7 +88,7 @@ describe('batch: running over HTTP', () => {
 			if (request.stage === 'blueprint' && blueprints === 2) return {delayMs: 2000, then: undefined};
 			return script(request);
 		});
-		const first = await batch(['--name', 'stop', '--region', 'JP', '--sample', '3', '--parallel', '1'], {signal: controller.signal});
+		const first = await batch(['--name', 'stop', '--region', 'JP', '--sample', '3', '--parallel', '1', '--max-turns', '3', '--judge-mode', 'combined'], {signal: controller.signal});
 		assert.equal(first.code, 130, first.stderr);
 		assert.match(first.stderr, /Continue with: npx cultureconverse batch --name stop/);
 		const halfway = manifestOf('stop');
@@ -104,6 +104,11 @@ describe('batch: running over HTTP', () => {
 		assert.equal(sessionFile(halfway.items[0]!.sessionId).updatedAt, finishedAt, 'the finished item was not touched');
 		assert.deepEqual(manifestOf('stop').items.map((item) => item.attempts), [1, 2, 1]);
 		assert.equal(readdirSync(h.sessionsDir).filter((name) => name.startsWith('stop-')).length, 3, 'no duplicate sessions');
+		// The rerun named only the batch: the items it ran take the plan's episode settings, not the defaults.
+		for (const item of manifestOf('stop').items) {
+			const {config} = sessionFile(item.sessionId!);
+			assert.deepEqual([config.maxTurns, config.judgeMode], [3, 'combined'], item.sessionId!);
+		}
 	});
 
 	it('keeps errors out of the scores, exits 3, and retries them on the next run unless told not to', async () => {

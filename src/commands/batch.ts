@@ -168,7 +168,7 @@ async function runOrResume(context: CommandContext): Promise<number> {
 		return printPlan(io, flags, planReport({name, selection: manifest.selection, episode: manifest.episode, seeds, items: manifest.items.length}));
 	}
 
-	const queue = flags['queue'] === undefined ? null : await queueSetup(flags, episode);
+	const queue = flags['queue'] === undefined ? null : await queueSetup(flags, manifest.episode);
 	await runtime.check(roles);
 	const parallel = wholeFlag(flags, 'parallel', {min: 1, max: 1024}, runtime.settings.concurrency);
 	// Bounded by the plan here; the runner narrows it to the items left once it holds the batch.
@@ -194,7 +194,9 @@ async function runOrResume(context: CommandContext): Promise<number> {
 		store,
 		manifest,
 		seedOf: (id) => space.get(id),
-		episode: {language: episode.language, assistant: episode.assistant, judgeMode: episode.judgeMode, maxTurns: episode.maxTurns, bestOf: episode.bestOf ?? null},
+		// The plan's episode settings, never this command's defaults: a rerun without --max-turns or
+		// --judge-mode (as the printed resume command is) runs the items left as the batch was planned.
+		episode: {language: manifest.episode.language, assistant: manifest.episode.assistant, judgeMode: manifest.episode.judgeMode, maxTurns: manifest.episode.maxTurns, bestOf: manifest.episode.bestOf ?? null},
 		parallel,
 		retryErrors: !flags['skipErrors'],
 		allowModelChange: Boolean(flags['allowModelChange']),

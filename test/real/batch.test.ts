@@ -70,7 +70,8 @@ describe('real llama-server: a batch whose server dies', {skip}, () => {
 		// --include-mock: the judge ran on the mock, so the report would leave every session out.
 		const report = await cli(['report', '--batch', 'kill', '--include-mock', '--json'], ws);
 		assert.equal(report.code, 0, report.stderr);
-		const body = JSON.parse(report.stdout) as {overall: {n: number; errors: number}};
+		const body = JSON.parse(report.stdout) as {overall: {n: number; errors: number} | null; setups: unknown; cells: unknown; notes: unknown};
+		assert.ok(body.overall, `one cell: ${JSON.stringify({setups: body.setups, cells: body.cells, notes: body.notes}).slice(0, 4000)}`);
 		assert.equal(body.overall.n, completed, 'the report scores the completed sessions');
 		assert.equal(body.overall.errors, 4 - completed, 'and counts the others as errors');
 		// Resets while the server was being killed are real; those on the server that stayed up are the keep-alive defect.
