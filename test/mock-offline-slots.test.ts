@@ -116,6 +116,8 @@ describe('readability check', () => {
 		['a count as "the number N" before its noun', 'We received gifts from the number 4 guests.', [['GUEST_COUNT', 'the number 4']], true],
 		['the unlucky number as itself', 'Amounts containing the number 4 should be avoided.', [['AVOIDED_NUMBER', 'the number 4']], false],
 		['a verb that lost its first-person subject', 'I cannot swim, prefers a long-sleeved top, and worry about photos.', [], true],
+		['"me" as the subject of a third person\'s verb', 'The date falls after the lease starts, and me also wonders about a custom for openings.', [], true],
+		['"me" as an object after a joiner', 'My sister asked for advice and gave me lists of questions.', [], false],
 	];
 	for (const [name, text, slots, broken] of cases) {
 		it(`${broken ? 'finds' : 'passes'} ${name}`, () => assert.equal(readabilityProblems(text, slots.map(([slot, value]) => ({name: slot, value}))).length > 0, broken, text));

@@ -14,6 +14,9 @@ describe('offline mock: first-person rewriting of template sketches', () => {
 		// Lists ending in plural nouns, and other subjects, keep their -s.
 		['They like dates, food and gifts.', 'I like dates, food and gifts.'],
 		["A person's landlord agrees and notes that rent is due.", 'My landlord agrees and notes that rent is due.'],
+		// After a joiner the person's verb agrees even when it is not a known one, and past an adverb.
+		['The rule is clear, yet the person suspects the dish has pork.', 'The rule is clear, yet I suspect the dish has pork.'],
+		['The lease starts soon, and the person also wonders about a custom.', 'The lease starts soon, and I also wonder about a custom.'],
 	];
 	for (const [input, expected] of cases) it(`"${input}"`, () => assert.equal(firstPerson(input), expected));
 });

@@ -73,5 +73,7 @@ export function readabilityProblems(text: string, slots: readonly ReadableSlot[]
 		// Another subject between "I" and the verb ("I know my uncle, who ... and keeps") owns the verb.
 		if (lost && !/\b(?:who|which|[Hh]e|[Ss]he)\b/.test(lost[1]!)) problems.push(`"${lost[2]}" after a first-person clause has no subject`);
 	}
+	// "me" as a subject after a joiner: a third person's verb turned first-person without its pronoun ("and me also wonders").
+	for (const match of text.matchAll(/\b(?:and|but|yet|while|although|because|which|when|so) me (?:(?:also|now|still|often|already|never|always|then|really|only|even|usually) )?(?!and\b|or\b)[a-z]+s\b/g)) problems.push(`"me" as a subject: "${match[0]}"`);
 	return problems;
 }

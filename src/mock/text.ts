@@ -28,7 +28,8 @@ export function firstPerson(text: string): string {
 		.replace(/\b(?:Someone|A person|The person)'s\b/g, 'My')
 		.replace(/\b(?:someone|a person)'s\b/g, 'my')
 		// "which the person has never attended": the person is the subject there, so "I have".
-		.replace(new RegExp(`\\b(which|that|who|whom|where|when|because|and|but|after|before|if|until|so) (?:the person|someone|they) (${MAIN_VERB}|\\w+ed)\\b`, 'g'), (_whole, joiner: string, verb: string) => `${joiner} I ${agreeWord(verb)}`)
+		// After a joiner the next word is the person's verb, known or not ("yet the person suspects" is "yet I suspect", never "yet me suspects").
+		.replace(new RegExp(`\\b(which|that|who|whom|where|when|because|and|but|yet|while|although|after|before|if|until|so) (?:the person|someone|they) ((?:also|now|still|often|already|never|always|then|really|only|even|usually) )?(${MAIN_VERB}|\\w+ed|\\w+s)\\b`, 'g'), (_whole, joiner: string, adverb: string | undefined, verb: string) => `${joiner} I ${adverb ?? ''}${agreeWord(verb)}`)
 		.replace(/\b(?:A|The) (?:person|user|young adult|parent|family member)(?:'s) (?:the|a|an) /g, 'My ')
 		.replace(/\b(?:A|The) (?:person|user|young adult|parent|family member)(?:'s)\b/g, 'My')
 		.replace(/\b(?:a|the) (?:person|user)(?:'s)\b/g, 'my')
